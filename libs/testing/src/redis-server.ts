@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { freePort } from './ports.js';
+
+export interface RedisServer {
+  readonly port: number;
+  readonly url: string;
+  /** Kills the server (SIGKILL) and starts an empty one on the same port: a Redis that lost its data. */
+  restartEmpty(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a private redis-server on a free loopback port so a test owns its data and can kill or
+ * restart it without touching the machine's shared Redis.
+ */
+export async function startRedisServer(extraArgs: string[] = []): Promise<RedisServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'redis-'));
+  let child: ChildProcess = await launch(port, dir, extraArgs);
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    async restartEmpty() {
+      await kill(child);
+      child = await launch(port, dir, extraArgs);
+    },
+    async stop() {
+      await kill(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function launch(port: number, dir: string, extraArgs: string[]): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      ...extraArgs,
+    ],
+    { stdio: 'ignore' },
+  );
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const client = new Redis({
+      port,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    try {
+      await client.connect();
+      await client.ping();
+      client.disconnect();
+      return child;
+    } catch {
+      client.disconnect();
+      if (Date.now() > deadline) throw new Error(`redis-server did not answer on port ${port}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}

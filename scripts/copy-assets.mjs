@@ -1,0 +1,29 @@
+// tsc emits only JavaScript; the runtime also needs the non-TypeScript files that sit beside the
+// sources (Lua scripts loaded by the queue, shell scripts, YAML fixtures), at the same relative place.
+import { cpSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+// OUT_DIR lets several builds of one tree live side by side (the same variable run-tests reads).
+const outDir = process.env.OUT_DIR ?? 'dist';
+
+const roots = ['apps', 'libs', 'test', 'bench', 'tools'];
+const assetExtensions = ['.lua', '.sh', '.yaml', '.yml', '.json', '.sql'];
+
+function walk(dir) {
+  let entries;
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (entry === 'node_modules') continue;
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) walk(path);
+    else if (assetExtensions.some((ext) => entry.endsWith(ext))) {
+      cpSync(path, join(outDir, relative('.', path)));
+    }
+  }
+}
+
+for (const root of roots) walk(root);
