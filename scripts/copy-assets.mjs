@@ -1,7 +1,7 @@
 // tsc emits only JavaScript; the runtime also needs the non-TypeScript files that sit beside the
 // sources (Lua scripts loaded by the queue, shell scripts, YAML fixtures), at the same relative place.
-import { cpSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { cpSync, existsSync, readdirSync, statSync, symlinkSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 
 // OUT_DIR lets several builds of one tree live side by side (the same variable run-tests reads).
 const outDir = process.env.OUT_DIR ?? 'dist';
@@ -27,3 +27,9 @@ function walk(dir) {
 }
 
 for (const root of roots) walk(root);
+
+// An output folder outside the repository cannot resolve packages by walking up to node_modules.
+const linked = join(outDir, 'node_modules');
+if (!resolve(outDir).startsWith(resolve('.')) && !existsSync(linked)) {
+  symlinkSync(resolve('node_modules'), linked, 'dir');
+}
