@@ -1,2 +1,3 @@
 export * from './ports.js';
+export * from './process.js';
 export * from './redis-server.js';

@@ -1,0 +1,95 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface ManagedProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  /** Every line the process wrote, stdout and stderr interleaved, in arrival order. */
+  readonly lines: string[];
+  /** Resolves with the first line (already seen or future) that matches, or rejects after timeoutMs. */
+  waitForLine(match: RegExp | ((line: string) => boolean), timeoutMs?: number): Promise<string>;
+  /** Sends the signal and resolves with the exit code (null when killed by a signal). */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | null>;
+  readonly exited: Promise<number | null>;
+  readonly running: boolean;
+}
+
+export interface StartOptions {
+  name: string;
+  command: string;
+  args: string[];
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Copy each line to this process's stderr, prefixed with the name, for debugging a failing run. */
+  echo?: boolean;
+}
+
+/** Runs a child process whose output a test can wait on line by line. */
+export function startProcess(options: StartOptions): ManagedProcess {
+  const child = spawn(options.command, options.args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const waiters = new Set<(line: string) => void>();
+  const onLine = (line: string) => {
+    lines.push(line);
+    if (options.echo || process.env.ECHO_PROCESS_OUTPUT)
+      process.stderr.write(`[${options.name}] ${line}\n`);
+    for (const waiter of [...waiters]) waiter(line);
+  };
+  createInterface({ input: child.stdout! }).on('line', onLine);
+  createInterface({ input: child.stderr! }).on('line', onLine);
+  let running = true;
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => {
+      running = false;
+      resolve(code);
+    });
+  });
+
+  return {
+    name: options.name,
+    child,
+    lines,
+    exited,
+    get running() {
+      return running;
+    },
+    waitForLine(match, timeoutMs = 30_000) {
+      const test = typeof match === 'function' ? match : (line: string) => match.test(line);
+      const seen = lines.find(test);
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(
+            new Error(`${options.name}: no line matching ${String(match)} within ${timeoutMs} ms`),
+          );
+        }, timeoutMs);
+        const waiter = (line: string) => {
+          if (!test(line)) return;
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          resolve(line);
+        };
+        waiters.add(waiter);
+        void exited.then(() => {
+          if (!waiters.has(waiter)) return;
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          reject(new Error(`${options.name} exited before a line matching ${String(match)}`));
+        });
+      });
+    },
+    async stop(signal = 'SIGTERM', timeoutMs = 15_000) {
+      if (!running) return exited;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
