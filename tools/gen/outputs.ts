@@ -2,6 +2,7 @@ import { stringify } from 'yaml';
 import { renderApiDoc } from '../../libs/api/gen/docs.js';
 import { renderTypes } from '../../libs/api/gen/types.js';
 import { backupJobCrd } from '../../libs/api/src/crd.js';
+import { rbacFiles } from '../../libs/rbac/src/render.js';
 import { backupJobSchema, specSchema, statusSchema } from '../../libs/api/src/schema.js';
 import type { JSONSchemaProps } from '../../libs/api/src/json-schema.js';
 
@@ -46,5 +47,6 @@ export function generatedFiles(sources: Sources = defaultSources): GeneratedFile
         `<!-- ${NOTICE} -->\n\n# BackupJob API (ops.example.com/v1alpha1)\n\nNamespaced; plural \`backupjobs\`, short name \`bj\`, categories \`all\` and \`backup\`. The status subresource is enabled: only the operator writes \`status\`.\n`,
       ),
     },
+    ...rbacFiles(),
   ];
 }
