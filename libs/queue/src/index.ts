@@ -1,0 +1,28 @@
+export { createRedisClient, type RedisClient } from './connection.js';
+export {
+  QueueConsumer,
+  type ConsumerEvents,
+  type Handler,
+  type RunContext,
+  type ShutdownOptions,
+  type StartOptions,
+} from './consumer.js';
+export { WorkQueueMetrics } from './metrics.js';
+export {
+  queueDefaults,
+  resolveQueueOptions,
+  type BackoffOptions,
+  type QueueOptions,
+  type RedisConnectionConfig,
+} from './options.js';
+export type { QueueEvents } from './queue-base.js';
+export {
+  isTerminalError,
+  LeaseLostError,
+  ShutdownError,
+  TerminalError,
+  type Result,
+} from './result.js';
+export { shardKeys, shardOf } from './shard.js';
+export type { ShardDepth } from './store.js';
+export { WorkQueue, type AddOptions, type Priority } from './work-queue.js';
