@@ -1,0 +1,7 @@
+export * from './logger.js';
+export { NestJsonLogger } from './nest-logger.js';
+export * from './metrics.js';
+export { instrumentKubeConfig } from './rest-client-metrics.js';
+export { serveMetrics, closeServer } from './metrics-server.js';
+export * from './health.js';
+export * from './shutdown.js';

@@ -1,0 +1,91 @@
+import { NestFactory } from '@nestjs/core';
+import type { DynamicModule, INestApplication } from '@nestjs/common';
+import {
+  ConfigError,
+  configSummary,
+  type CommonConfig,
+  type Env,
+} from '../../../config/src/index.js';
+import { Logger, stderrSink } from '../logger.js';
+import { createOperatorMetrics } from '../metrics.js';
+import { NestJsonLogger } from '../nest-logger.js';
+import { OperatorCoreModule, type CoreContext } from './core.module.js';
+
+export interface OperatorApp<C extends CommonConfig> {
+  /** `watcher` or `worker`: the `app` field of every log line. */
+  readonly name: string;
+  /** Parses the environment; throws ConfigError on a bad value. */
+  loadConfig(env: Env): C;
+  /** The app's root module; it must import `core`, which provides the shared tokens. */
+  module(core: DynamicModule, context: CoreContext<C>): DynamicModule;
+}
+
+/** Beyond the grace period, shutdown hooks get this long before the process is forced out. */
+const FORCED_EXIT_SLACK_MS = 5000;
+
+/**
+ * Starts an operator process: validated config (a bad value exits 1 naming the variable), JSON
+ * logs, a private metrics registry, the probe server on HEALTH_PORT, /metrics on METRICS_PORT,
+ * the shared Redis connection, and graceful shutdown on SIGTERM/SIGINT (exit 0 when every
+ * shutdown hook finished within SHUTDOWN_GRACE_PERIOD, 1 otherwise).
+ */
+export async function runOperatorApp<C extends CommonConfig>(app: OperatorApp<C>): Promise<void> {
+  const config = loadConfigOrExit(app);
+  const logger = new Logger({ level: config.logLevel, fields: { app: app.name } });
+  exitOnCrash(logger);
+  const context: CoreContext<C> = { config, logger, metrics: createOperatorMetrics() };
+  let nest: INestApplication | undefined;
+  try {
+    nest = await NestFactory.create(app.module(OperatorCoreModule.forRoot(context), context), {
+      logger: new NestJsonLogger(logger.child({ component: 'nest' })),
+      abortOnError: false,
+      // Keep-alive connections to the probe server must not hold shutdown open.
+      forceCloseConnections: true,
+    });
+    nest.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
+    forceExitAfterGracePeriod(config.shutdownGracePeriodMs, logger);
+    await nest.listen(config.health.port, config.health.bindAddress);
+  } catch (err) {
+    logger.error('start failed', { err });
+    await nest?.close().catch(() => undefined);
+    process.exit(1);
+  }
+  logger.info('started', { config: configSummary(config) });
+}
+
+function loadConfigOrExit<C extends CommonConfig>(app: OperatorApp<C>): C {
+  try {
+    return app.loadConfig(process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    // The logger's level is itself configuration, so this line bypasses it.
+    new Logger({ sink: stderrSink, fields: { app: app.name } }).error(
+      `invalid configuration: ${err.message}`,
+      { problems: err.problems },
+    );
+    process.exit(1);
+  }
+}
+
+function exitOnCrash(logger: Logger): void {
+  process.on('uncaughtException', (err) => {
+    logger.error('uncaught exception', { err });
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (err) => {
+    logger.error('unhandled rejection', { err });
+    process.exit(1);
+  });
+}
+
+/** A backstop for a shutdown that hangs outside the coordinator's hooks (e.g. in Nest itself). */
+function forceExitAfterGracePeriod(gracePeriodMs: number, logger: Logger): void {
+  const arm = () => {
+    setTimeout(() => {
+      logger.error('shutdown did not finish within the grace period; exiting');
+      process.exit(1);
+    }, gracePeriodMs + FORCED_EXIT_SLACK_MS).unref();
+  };
+  process.once('SIGTERM', arm);
+  process.once('SIGINT', arm);
+}

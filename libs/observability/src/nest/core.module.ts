@@ -1,0 +1,56 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import type { CommonConfig } from '../../../config/src/index.js';
+import { HealthRegistry } from '../health.js';
+import type { Logger } from '../logger.js';
+import type { OperatorMetrics } from '../metrics.js';
+import { ShutdownCoordinator } from '../shutdown.js';
+import { HealthController } from './health.controller.js';
+import { MetricsEndpoint, ShutdownChain } from './lifecycle.js';
+import { redisProvider } from './redis.provider.js';
+import { CONFIG, HEALTH, LOGGER, METRICS, REDIS, SHUTDOWN } from './tokens.js';
+
+export interface CoreContext<C extends CommonConfig = CommonConfig> {
+  readonly config: C;
+  readonly logger: Logger;
+  readonly metrics: OperatorMetrics;
+}
+
+/**
+ * What both operator processes share, made global so feature modules inject it by token:
+ * CONFIG, LOGGER, METRICS, HEALTH, SHUTDOWN, REDIS; plus /healthz, /readyz and /metrics.
+ */
+@Module({})
+export class OperatorCoreModule {
+  static forRoot(context: CoreContext): DynamicModule {
+    return {
+      module: OperatorCoreModule,
+      global: true,
+      // Readiness changes are logged by HealthController; terminus would log every failed probe.
+      imports: [TerminusModule.forRoot({ logger: false })],
+      controllers: [HealthController],
+      providers: [
+        { provide: CONFIG, useValue: context.config },
+        { provide: LOGGER, useValue: context.logger },
+        { provide: METRICS, useValue: context.metrics },
+        { provide: HEALTH, useValue: new HealthRegistry() },
+        {
+          provide: SHUTDOWN,
+          inject: [HEALTH],
+          useFactory: (health: HealthRegistry) => {
+            const coordinator = new ShutdownCoordinator(
+              context.config.shutdownGracePeriodMs,
+              context.logger.child({ component: 'shutdown' }),
+            );
+            coordinator.registerReadiness(health);
+            return coordinator;
+          },
+        },
+        redisProvider,
+        MetricsEndpoint,
+        ShutdownChain,
+      ],
+      exports: [CONFIG, LOGGER, METRICS, HEALTH, SHUTDOWN, REDIS],
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './tokens.js';
+export { OperatorCoreModule, type CoreContext } from './core.module.js';
+export { runOperatorApp, type OperatorApp } from './bootstrap.js';

@@ -1,0 +1,49 @@
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { Server } from 'node:http';
+import type { CommonConfig } from '../../../config/src/index.js';
+import { closeServer, serveMetrics } from '../metrics-server.js';
+import type { OperatorMetrics } from '../metrics.js';
+import type { ShutdownCoordinator } from '../shutdown.js';
+import { CONFIG, METRICS, SHUTDOWN } from './tokens.js';
+
+/** Opens the /metrics listener with the app and closes it last, after the probe server. */
+@Injectable()
+export class MetricsEndpoint implements OnApplicationBootstrap, OnApplicationShutdown {
+  private server: Server | undefined;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: CommonConfig,
+    @Inject(METRICS) private readonly metrics: OperatorMetrics,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const { port, bindAddress } = this.config.metrics;
+    this.server = await serveMetrics(this.metrics.registry, port, bindAddress);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.server) await closeServer(this.server);
+  }
+}
+
+/**
+ * Runs the ShutdownCoordinator's phases when Nest shuts down (SIGTERM, SIGINT or app.close()),
+ * before Nest closes the probe server. Components register with the coordinator instead of
+ * using onModuleDestroy, which Nest would run before this chain and in no defined order.
+ */
+@Injectable()
+export class ShutdownChain implements BeforeApplicationShutdown {
+  constructor(@Inject(SHUTDOWN) private readonly coordinator: ShutdownCoordinator) {}
+
+  async beforeApplicationShutdown(signal?: string): Promise<void> {
+    const { unfinished } = await this.coordinator.shutdown(signal ?? 'application closed');
+    // Nest turns a failed shutdown into exit code 1, which is the truth here.
+    if (unfinished.length > 0) throw new Error(`shutdown incomplete: ${unfinished.join(', ')}`);
+  }
+}
