@@ -35,8 +35,9 @@ remove_partial_file() {
 }
 
 # Several lines of a client's stderr become one, so the failure stays a single readable line.
+# (A pipe, not a here-string: older shells back those with a file in /tmp, which may be read-only.)
 one_line() {
-  tr '\n\t' '  ' <<<"$1" | tr -s ' ' | sed -e 's/^ //' -e 's/ $//'
+  printf '%s' "$1" | tr '\n\t' '  ' | tr -s ' ' | sed -e 's/^ //' -e 's/ $//'
 }
 
 # Sets REPLY to one optional key of the mounted Secret (empty when absent). Secrets made with
