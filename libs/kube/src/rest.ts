@@ -1,0 +1,117 @@
+import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
+import { fetch, type Dispatcher, type Response } from 'undici';
+
+export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
+
+export interface RequestOptions {
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly path: string;
+  readonly query?: Query;
+  readonly body?: unknown;
+  readonly accept?: string;
+  readonly contentType?: string;
+  /** Client-side limit for the whole request; defaults to the client's. */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** The API server's `Status` for a failed request. */
+export interface Status {
+  readonly kind?: string;
+  readonly code?: number;
+  readonly reason?: string;
+  readonly message?: string;
+}
+
+/** A non-2xx answer of the API server, with its Status reason (NotFound, Conflict, Expired, …). */
+export class KubeApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly reason: string | undefined,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'KubeApiError';
+  }
+}
+
+export function isApiError(err: unknown, code?: number): err is KubeApiError {
+  return err instanceof KubeApiError && (code === undefined || err.code === code);
+}
+
+/**
+ * A thin REST client over client-node's own request machinery: `applySecurityAuthentication`
+ * supplies the credentials and TLS dispatcher (and whatever instruments it, such as the
+ * rest_client metrics), and undici's fetch sends. Used instead of the generated APIs where they
+ * cannot do what the watcher needs: set Accept for metadata-only lists and watches, ask for
+ * bookmarks, bound each request's time, and stream watch lines with our own inactivity watchdog.
+ */
+export class RestClient {
+  readonly server: string;
+
+  constructor(
+    private readonly kc: KubeConfig,
+    private readonly defaultTimeoutMs = 30_000,
+  ) {
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig has no current cluster');
+    this.server = cluster.server.replace(/\/+$/, '');
+  }
+
+  /** Sends one request and parses the JSON answer; throws KubeApiError on a non-2xx status. */
+  async request<T>(options: RequestOptions): Promise<T> {
+    const response = await this.send(options, options.timeoutMs ?? this.defaultTimeoutMs);
+    const text = await response.text();
+    if (!response.ok) throw errorFrom(response.status, text);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /**
+   * Opens a streaming request (a watch); resolves once the headers arrived with 200, and the
+   * caller reads the body until it ends or `options.signal` aborts it. No overall timeout: the
+   * caller bounds the stream's silence.
+   */
+  async stream(options: RequestOptions): Promise<ReadableStream<Uint8Array>> {
+    const response = await this.send(options, options.timeoutMs);
+    if (!response.ok || !response.body) throw errorFrom(response.status, await response.text());
+    return response.body;
+  }
+
+  private async send(options: RequestOptions, timeoutMs: number | undefined): Promise<Response> {
+    const url = new URL(this.server + options.path);
+    for (const [name, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const method = options.method ?? 'GET';
+    const context = new RequestContext(url.toString(), HttpMethod[method]);
+    await this.kc.applySecurityAuthentication(context);
+    const headers: Record<string, string> = {
+      ...context.getHeaders(),
+      accept: options.accept ?? 'application/json',
+    };
+    if (options.body !== undefined)
+      headers['content-type'] = options.contentType ?? 'application/json';
+    const signals = [options.signal, timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined];
+    return fetch(url, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      dispatcher: context.getDispatcher() as Dispatcher | undefined,
+      signal: AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined)),
+    });
+  }
+}
+
+function errorFrom(code: number, text: string): KubeApiError {
+  let status: Status = {};
+  try {
+    status = JSON.parse(text) as Status;
+  } catch {
+    // Not a Status (a proxy's HTML page, an empty body): the HTTP code is all there is.
+  }
+  return new KubeApiError(
+    code,
+    status.reason,
+    status.message ?? (text.slice(0, 200) || `HTTP ${code}`),
+  );
+}

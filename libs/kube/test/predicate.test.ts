@@ -1,0 +1,129 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  backupJobUpdatePredicate,
+  generationChanged,
+  resourceVersionChanged,
+  statusWrittenByOther,
+} from '../src/predicate.js';
+import type { KubeObject, ManagedFieldsEntry, ObjectMeta } from '../src/types.js';
+
+const OPERATOR = 'backupjob-operator';
+const passes = backupJobUpdatePredicate(OPERATOR);
+
+const base: ObjectMeta = {
+  name: 'mysql-daily',
+  namespace: 'ops',
+  resourceVersion: '10',
+  generation: 3,
+  labels: { team: 'db' },
+  annotations: { note: 'x' },
+  finalizers: ['backup.ops.example.com/finalizer'],
+  ownerReferences: [],
+  managedFields: [
+    { manager: 'kubectl-client-side-apply', operation: 'Update', time: '2026-12-02T10:00:00Z' },
+    { manager: OPERATOR, operation: 'Update', subresource: 'status', time: '2026-12-02T10:00:01Z' },
+  ],
+};
+
+function obj(meta: Partial<ObjectMeta> = {}, status?: unknown): KubeObject {
+  return { metadata: { ...base, ...meta }, ...(status ? { status } : {}) } as KubeObject;
+}
+
+function statusEntry(manager: string, time: string): ManagedFieldsEntry {
+  return { manager, operation: 'Update', subresource: 'status', time };
+}
+
+describe('BackupJob update predicate', () => {
+  test('passes when the spec changed (generation moved)', () => {
+    assert.equal(passes(obj(), obj({ generation: 4, resourceVersion: '11' })), true);
+  });
+
+  test('passes when deletion starts', () => {
+    assert.equal(
+      passes(obj(), obj({ deletionTimestamp: '2026-12-02T10:05:00Z', resourceVersion: '11' })),
+      true,
+    );
+  });
+
+  test('passes when finalizers, labels, annotations or ownerReferences change', () => {
+    const changes: Partial<ObjectMeta>[] = [
+      { finalizers: [] },
+      { labels: { team: 'web' } },
+      { labels: { team: 'db', extra: 'y' } },
+      { annotations: {} },
+      { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'c', uid: 'u' }] },
+    ];
+    for (const change of changes) {
+      assert.equal(
+        passes(obj(), obj({ ...change, resourceVersion: '11' })),
+        true,
+        JSON.stringify(change),
+      );
+    }
+  });
+
+  test("drops the operator's own status writes, however the status changed", () => {
+    const old = obj({}, { ready: false });
+    const updated = obj(
+      {
+        resourceVersion: '11',
+        managedFields: [base.managedFields![0]!, statusEntry(OPERATOR, '2026-12-02T10:03:00Z')],
+      },
+      { ready: true, observedGeneration: 3 },
+    );
+    assert.equal(passes(old, updated), false);
+  });
+
+  test('passes when someone else writes the status subresource', () => {
+    const tampered = obj(
+      {
+        resourceVersion: '11',
+        managedFields: [
+          ...base.managedFields!,
+          statusEntry('kubectl-edit', '2026-12-02T10:04:00Z'),
+        ],
+      },
+      { ready: false },
+    );
+    assert.equal(passes(obj(), tampered), true);
+  });
+
+  test('passes again when the same foreign manager writes the status later', () => {
+    const first = obj({
+      managedFields: [...base.managedFields!, statusEntry('kubectl-edit', '2026-12-02T10:04:00Z')],
+    });
+    const second = obj({
+      resourceVersion: '12',
+      managedFields: [...base.managedFields!, statusEntry('kubectl-edit', '2026-12-02T10:09:00Z')],
+    });
+    assert.equal(passes(first, second), true);
+  });
+
+  test('drops the operator taking status fields back from a foreign manager', () => {
+    const foreign = statusEntry('kubectl-edit', '2026-12-02T10:04:00Z');
+    const before = obj({ managedFields: [...base.managedFields!, foreign] });
+    // The operator's write removed the foreign entry (its fields now belong to the operator).
+    const after = obj({
+      resourceVersion: '12',
+      managedFields: [base.managedFields![0]!, statusEntry(OPERATOR, '2026-12-02T10:10:00Z')],
+    });
+    assert.equal(statusWrittenByOther(OPERATOR)(before, after), false);
+  });
+
+  test('drops an update that changed only the resourceVersion (e.g. managedFields of the main resource)', () => {
+    assert.equal(passes(obj(), obj({ resourceVersion: '11' })), false);
+  });
+});
+
+describe('single predicates', () => {
+  test('generationChanged compares generations only', () => {
+    assert.equal(generationChanged(obj(), obj({ labels: {} })), false);
+    assert.equal(generationChanged(obj(), obj({ generation: 9 })), true);
+  });
+
+  test('resourceVersionChanged tells resyncs from real updates', () => {
+    assert.equal(resourceVersionChanged(obj(), obj()), false);
+    assert.equal(resourceVersionChanged(obj(), obj({ resourceVersion: '11' })), true);
+  });
+});

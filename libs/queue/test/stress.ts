@@ -1,0 +1,307 @@
+/**
+ * The cross-process stress test of the queue contract, shared by the test suite (CI size) and the
+ * benchmark (larger size). The checks use only what the consumers print and a per-key version
+ * counter, never the queue's own bookkeeping, so a queue bug cannot hide itself.
+ */
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startProcess, type ManagedProcess } from '../../testing/src/process.js';
+import { shardKeys, WorkQueue, type QueueOptions } from '../src/index.js';
+import type { Backend } from './backends.js';
+import type { ConsumerProcessConfig } from './consumer-process.js';
+
+export interface StressOptions {
+  adds: number;
+  keys: number;
+  consumers: number;
+  shards: number;
+  concurrency: number;
+  producerLanes: number;
+  maxRunMs: number;
+  lockDurationMs: number;
+  /** Whether to SIGKILL one consumer mid-run halfway through (a replacement joins). */
+  kill: boolean;
+}
+
+export interface StressReport {
+  adds: number;
+  runs: number;
+  completedRuns: number;
+  outcomes: Record<string, number>;
+  /** A run found the key's marker already set: two runs of one key at once. */
+  markerViolations: number;
+  /** Two runs of one key whose start..end intervals overlap. */
+  overlaps: number;
+  /** Samples in which a key was both waiting and running. */
+  sampleViolations: number;
+  samples: number;
+  /** Keys whose last add was not followed by a completed run that saw its version. */
+  lostUpdates: number;
+  /** Runs open on the killed consumer, and how many of their keys ran again elsewhere after. */
+  killedOpenRuns: number;
+  recoveredAfterKill: number;
+  /** adds / runs: how many adds one run absorbed. */
+  coalescingRatio: number;
+  durationMs: number;
+}
+
+interface RunRecord {
+  key: string;
+  process: string;
+  version: number;
+  start: number;
+  end: number | undefined;
+  outcome: string | undefined;
+}
+
+const entry = fileURLToPath(new URL('./consumer-process.js', import.meta.url));
+
+export async function runStress(backend: Backend, options: StressOptions): Promise<StressReport> {
+  const started = Date.now();
+  const name = `stress-${process.pid}-${started}`;
+  const queueOptions: QueueOptions = {
+    name,
+    connection: backend.connection,
+    shards: options.shards,
+    lockDurationMs: options.lockDurationMs,
+    backoff: { baseMs: 5, maxMs: 200 },
+    resetCheckIntervalMs: 1_000,
+  };
+  const config: ConsumerProcessConfig = {
+    queue: queueOptions,
+    concurrency: options.concurrency,
+    maxRunMs: options.maxRunMs,
+    errorRate: 0.1,
+    requeueRate: 0.1,
+    terminalRate: 0.02,
+    requeueAfterMs: [20, 100],
+    longRunRate: 0.01,
+    longRunMs: 300,
+    stallMs: 0,
+  };
+  const data = backend.client();
+  const queue = new WorkQueue(queueOptions);
+  const consumers: ManagedProcess[] = [];
+  const startConsumer = async (): Promise<ManagedProcess> => {
+    const consumer = startProcess({
+      name: `consumer-${consumers.length}`,
+      command: process.execPath,
+      args: [entry, JSON.stringify(config)],
+    });
+    consumers.push(consumer);
+    await consumer.waitForLine(/^ready$/);
+    return consumer;
+  };
+  try {
+    for (let i = 0; i < options.consumers; i++) await startConsumer();
+    const lastAdd = new Map<string, number>();
+    let killed: { process: ManagedProcess; at: number } | undefined;
+    const sampler = startSampler(backend, name, options.shards);
+
+    let issued = 0;
+    let killing: Promise<void> | undefined;
+    const lane = async (): Promise<void> => {
+      while (issued < options.adds) {
+        issued++;
+        if (options.kill && !killing && issued >= options.adds / 2) {
+          killing = killMidRun(consumers[0] as ManagedProcess).then(async (at) => {
+            killed = { process: consumers[0] as ManagedProcess, at };
+            await startConsumer();
+          });
+        }
+        const key = `ns-${issued % 3}/obj-${Math.floor(Math.random() * options.keys)}`;
+        await data.incr(`ver:${key}`);
+        lastAdd.set(key, Date.now());
+        const dice = Math.random();
+        if (dice < 0.85) await queue.add(key);
+        else if (dice < 0.9) await queue.add(key, { priority: 'low' });
+        else await queue.addAfter(key, 10 + Math.random() * 190);
+      }
+    };
+    await Promise.all(Array.from({ length: options.producerLanes }, lane));
+    await killing;
+    await waitForQuiescence(queue, consumers, killed?.process);
+    const { violations: sampleViolations, samples } = await sampler.stop();
+    await Promise.all(consumers.filter((c) => c.running).map((c) => c.stop('SIGTERM')));
+
+    const runs = parseRuns(consumers, killed);
+    const versions = new Map<string, number>();
+    for (const key of lastAdd.keys()) versions.set(key, Number(await data.get(`ver:${key}`)));
+    const outcomes: Record<string, number> = {};
+    for (const run of runs)
+      outcomes[run.outcome ?? 'killed'] = (outcomes[run.outcome ?? 'killed'] ?? 0) + 1;
+    const completed = runs.filter((r) => ['ok', 'after', 'terminal'].includes(r.outcome ?? ''));
+    const killedOpen = killed
+      ? runs.filter((r) => r.process === killed?.process.name && !r.outcome)
+      : [];
+    return {
+      adds: options.adds,
+      runs: runs.length,
+      completedRuns: completed.length,
+      outcomes,
+      markerViolations: consumers.reduce(
+        (n, c) => n + c.lines.filter((l) => l.startsWith('V ')).length,
+        0,
+      ),
+      overlaps: countOverlaps(runs),
+      sampleViolations,
+      samples,
+      lostUpdates: countLostUpdates(completed, versions, lastAdd),
+      killedOpenRuns: killedOpen.length,
+      recoveredAfterKill: killedOpen.filter((open) =>
+        runs.some(
+          (r) => r.key === open.key && r.process !== open.process && r.start >= (killed?.at ?? 0),
+        ),
+      ).length,
+      coalescingRatio: runs.length === 0 ? 0 : options.adds / runs.length,
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    await Promise.all(consumers.filter((c) => c.running).map((c) => c.stop('SIGKILL')));
+    await queue.close();
+  }
+}
+
+/** Waits until the consumer is inside a long run (started 20 ms ago or more), then SIGKILLs it. */
+async function killMidRun(consumer: ManagedProcess): Promise<number> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const open = openRuns(consumer);
+    if ([...open.values()].some((start) => Date.now() - start >= 20)) break;
+    await sleep(5);
+  }
+  consumer.child.kill('SIGKILL');
+  await consumer.exited;
+  return Date.now();
+}
+
+/** Runs that printed S but no E yet, by run id, with their start time. */
+function openRuns(consumer: ManagedProcess): Map<string, number> {
+  const open = new Map<string, number>();
+  for (const line of consumer.lines) {
+    const [tag, , runId, , time] = line.split(' ');
+    if (tag === 'S') open.set(runId as string, Number(time));
+    else if (tag === 'E') open.delete(runId as string);
+  }
+  return open;
+}
+
+async function waitForQuiescence(
+  queue: WorkQueue,
+  consumers: ManagedProcess[],
+  killed: ManagedProcess | undefined,
+): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const depth = await queue.depth();
+    const busy = depth.some((d) => d.ready + d.delayed + d.running > 0);
+    const open = consumers.some((c) => c !== killed && openRuns(c).size > 0);
+    if (!busy && !open) return;
+    if (Date.now() > deadline) throw new Error(`queue did not drain: ${JSON.stringify(depth)}`);
+    await sleep(100);
+  }
+}
+
+function parseRuns(
+  consumers: ManagedProcess[],
+  killed: { process: ManagedProcess; at: number } | undefined,
+): RunRecord[] {
+  const runs: RunRecord[] = [];
+  for (const consumer of consumers) {
+    const byId = new Map<string, RunRecord>();
+    for (const line of consumer.lines) {
+      const [tag, key, runId, value, time] = line.split(' ') as string[];
+      if (tag === 'S') {
+        const run: RunRecord = {
+          key: key as string,
+          process: consumer.name,
+          version: Number(value),
+          start: Number(time),
+          end: undefined,
+          outcome: undefined,
+        };
+        byId.set(runId as string, run);
+        runs.push(run);
+      } else if (tag === 'E') {
+        const run = byId.get(runId as string);
+        if (run) {
+          run.end = Number(time);
+          run.outcome = value;
+        }
+      }
+    }
+  }
+  // A run cut short by SIGKILL ended when its process died.
+  for (const run of runs) {
+    if (run.end === undefined && killed && run.process === killed.process.name) run.end = killed.at;
+  }
+  return runs;
+}
+
+/** Pairs of runs of one key whose intervals intersect (an unfinished run never ends). */
+function countOverlaps(runs: RunRecord[]): number {
+  const byKey = new Map<string, RunRecord[]>();
+  for (const run of runs) byKey.set(run.key, [...(byKey.get(run.key) ?? []), run]);
+  let overlaps = 0;
+  for (const keyRuns of byKey.values()) {
+    keyRuns.sort((a, b) => a.start - b.start);
+    let lastEnd = -Infinity;
+    for (const run of keyRuns) {
+      if (run.start < lastEnd) overlaps++;
+      lastEnd = Math.max(lastEnd, run.end ?? Infinity);
+    }
+  }
+  return overlaps;
+}
+
+/**
+ * A key lost an update if no completed run saw its final version, or none started after its last
+ * add was issued (the version is bumped before the add, as a watch event follows a write).
+ */
+function countLostUpdates(
+  completed: RunRecord[],
+  versions: Map<string, number>,
+  lastAdd: Map<string, number>,
+): number {
+  let lost = 0;
+  for (const [key, version] of versions) {
+    const runs = completed.filter((r) => r.key === key);
+    const seen = Math.max(0, ...runs.map((r) => r.version));
+    const lastStart = Math.max(0, ...runs.map((r) => r.start));
+    if (seen < version || lastStart < (lastAdd.get(key) ?? 0)) lost++;
+  }
+  return lost;
+}
+
+/** Samples every shard atomically: a key must never be waiting (ready) and running (leased). */
+function startSampler(backend: Backend, name: string, shards: number) {
+  const client = backend.client();
+  let violations = 0;
+  let samples = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      for (let shard = 0; shard < shards; shard++) {
+        const keys = shardKeys('wq', name, shard);
+        const replies = await client
+          .multi()
+          .zrange(keys.ready, '0', '-1')
+          .zrange(keys.leases, '0', '-1')
+          .exec();
+        const [ready, leased] = (replies ?? []).map(([, v]) => v as string[]);
+        const running = new Set(leased);
+        violations += (ready ?? []).filter((k) => running.has(k)).length;
+        samples++;
+      }
+      await sleep(50);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      client.disconnect();
+      return { violations, samples };
+    },
+  };
+}
