@@ -60,6 +60,12 @@ parse_target() {
   else
     engine=$target
   fi
+  # A URL with user:password@ would print the password in every message that names the target,
+  # so it is refused before any message does.
+  if [[ $target == *@* || $target_database == *[?#]* ]]; then
+    config_error "BACKUP_TARGET must have the form <engine>://host[:port]/database; put the" \
+      "username and password in the credentials Secret, not in the URL"
+  fi
   engine=${engine,,}
   case $engine in
     mysql | mariadb) default_port=3306 ;;
@@ -69,11 +75,6 @@ parse_target() {
         "(expected mysql, mariadb, postgres or postgresql, optionally as <engine>://host[:port]/database)"
       ;;
   esac
-  # A URL with user:password@ would print the password in every log line that names the target.
-  if [[ $authority == *@* || $target_database == *[@?#]* ]]; then
-    config_error "BACKUP_TARGET must have the form <engine>://host[:port]/database; put the" \
-      "username and password in the credentials Secret, not in the URL"
-  fi
   parse_authority "$authority"
 }
 

@@ -244,7 +244,7 @@ describe('backup image script: failures say what went wrong in one line', () => 
     },
     {
       name: 'credentials inside the target URL',
-      env: { BACKUP_TARGET: 'postgres://admin:hunter2@127.0.0.1/app' },
+      env: { BACKUP_TARGET: 'oracle://admin:hunter2@127.0.0.1/app' },
       reason: /credentials Secret/,
     },
     {
