@@ -7,6 +7,7 @@ import { formatDuration } from './duration.js';
 export function configSummary(config: object): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   flatten(config, '', out);
+  if ('kubeconfig' in config && config.kubeconfig === undefined) out.kubeconfig = '(in-cluster)';
   return out;
 }
 
