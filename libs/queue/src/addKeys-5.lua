@@ -1,7 +1,7 @@
 --[[
   Adds keys to one shard: the client-go Add (delay 0) and AddAfter (delay > 0) in one atomic step.
 
-  KEYS[1] ready    ZSET key -> enqueue time (+ LOW_PRIORITY_OFFSET for low priority); FIFO by score
+  KEYS[1] ready    ZSET key -> enqueue time in µs (+ LOW_PRIORITY_OFFSET for low priority); FIFO by score
   KEYS[2] delayed  ZSET key -> due time
   KEYS[3] leases   ZSET key -> lease deadline (client-go "processing")
   KEYS[4] dirty    HASH key -> priority ('0' normal, '1' low); an add seen while the key runs
@@ -15,17 +15,20 @@
   path into ready first checks leases, so a key is never ready while it runs (no two runs at once).
   An add for a running key is recorded in dirty, which finishAndTake turns into one more turn.
 ]]
-local LOW_PRIORITY_OFFSET = 1e13
+-- Scores in ready are microseconds, so FIFO order holds within a millisecond; low priority
+-- adds an offset larger than any enqueue time (about 127 years).
+local LOW_PRIORITY_OFFSET = 4e15
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local now = math.floor(nowUs / 1000)
 local delay = tonumber(ARGV[1])
 local priority = ARGV[2]
 local pending = 0
 local wake = false
 
 if delay <= 0 then
-  local score = now
-  if priority == '1' then score = now + LOW_PRIORITY_OFFSET end
+  local score = nowUs
+  if priority == '1' then score = nowUs + LOW_PRIORITY_OFFSET end
   for i = 3, #ARGV do
     local key = ARGV[i]
     -- A real event supersedes a pending RequeueAfter, backoff or resync: it is due now.

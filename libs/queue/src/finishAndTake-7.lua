@@ -2,7 +2,7 @@
   Ends one run (client-go Done + Forget/AddRateLimited/AddAfter) and hands out the next keys
   (client-go Get), in one round trip.
 
-  KEYS[1] ready    ZSET key -> enqueue time (+ LOW_PRIORITY_OFFSET for low priority)
+  KEYS[1] ready    ZSET key -> enqueue time in µs (+ LOW_PRIORITY_OFFSET for low priority)
   KEYS[2] delayed  ZSET key -> due time
   KEYS[3] leases   ZSET key -> lease deadline
   KEYS[4] owner    HASH key -> fencing token of the current run
@@ -28,15 +28,18 @@
   add that raced with the run has either marked it dirty (one more turn) or will find it idle.
   Taking moves a key from ready to leases atomically, so no second consumer can take it.
 ]]
-local LOW_PRIORITY_OFFSET = 1e13
+-- Scores in ready are microseconds, so FIFO order holds within a millisecond; low priority
+-- adds an offset larger than any enqueue time (about 127 years).
+local LOW_PRIORITY_OFFSET = 4e15
 local ready, delayed, leases, owner, dirty, fail, notify =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local now = math.floor(nowUs / 1000)
 
 local function makeReady(key, priority)
-  local score = now
-  if priority == '1' then score = now + LOW_PRIORITY_OFFSET end
+  local score = nowUs
+  if priority == '1' then score = nowUs + LOW_PRIORITY_OFFSET end
   redis.call('ZREM', delayed, key)
   redis.call('ZADD', ready, 'LT', score, key)
 end
@@ -99,7 +102,7 @@ local function promoteDueKeys()
         redis.call('HSET', dirty, key, '0')
       end
     else
-      promoted = promoted + redis.call('ZADD', ready, 'LT', now, key)
+      promoted = promoted + redis.call('ZADD', ready, 'LT', nowUs, key)
     end
   end
   return promoted

@@ -5,7 +5,7 @@ import { defineScripts, type ScriptCommands } from './scripts.js';
 import { shardKeys, shardOf, type ShardKeys } from './shard.js';
 
 /** Score offset of low-priority keys in `ready`; must match LOW_PRIORITY_OFFSET in the scripts. */
-const lowPriorityOffset = 1e13;
+const lowPriorityOffset = 4e15;
 
 export type Outcome = 'ok' | 'after' | 'error' | 'terminal' | 'release';
 
@@ -125,7 +125,7 @@ export class QueueStore {
       taken.push({
         key: String(reply[i]),
         token: `${this.tokenPrefix}${seq + taken.length}`,
-        enqueuedAt: score >= lowPriorityOffset ? score - lowPriorityOffset : score,
+        enqueuedAt: (score >= lowPriorityOffset ? score - lowPriorityOffset : score) / 1000,
         failures: Number(reply[i + 2]),
       });
     }

@@ -1,0 +1,424 @@
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { Registry } from 'prom-client';
+import { startProcess } from '../../testing/src/process.js';
+import { shardKeys, shardOf, TerminalError, WorkQueue, type QueueOptions } from '../src/index.js';
+import { backendKinds, startBackend, type Backend } from './backends.js';
+import type { ConsumerProcessConfig } from './consumer-process.js';
+import { gate, queueOptions, startConsumer, waitFor, waitForIdle } from './helpers.js';
+
+for (const kind of backendKinds) {
+  describe(`queue contract (${kind} Redis)`, () => {
+    let backend: Backend;
+    const closers: (() => Promise<void>)[] = [];
+    const producer = (options: QueueOptions): WorkQueue => {
+      const queue = new WorkQueue(options);
+      closers.push(() => queue.close());
+      return queue;
+    };
+    const consumer = (...args: Parameters<typeof startConsumer>) => {
+      const started = startConsumer(...args);
+      closers.push(() => started.consumer.shutdown({ drainTimeoutMs: 1_000 }));
+      return started;
+    };
+    /** Due time of a delayed key, in ms from now (Redis clock). */
+    const dueIn = async (options: QueueOptions, key: string): Promise<number | undefined> => {
+      const client = backend.client();
+      const keys = shardKeys('wq', options.name, shardOf(key, options.shards ?? 16));
+      const [due, [sec, usec]] = await Promise.all([
+        client.zscore(keys.delayed, key),
+        client.time(),
+      ]);
+      return due === null ? undefined : Number(due) - (Number(sec) * 1000 + Number(usec) / 1000);
+    };
+
+    before(async () => {
+      backend = await startBackend(kind);
+    });
+    after(async () => {
+      await Promise.all(closers.map((close) => close()));
+      await backend.stop();
+    });
+
+    test('1. a key waits at most once: N adds while it waits give one run', async () => {
+      const options = queueOptions(backend);
+      const queue = producer(options);
+      const added = [];
+      for (let i = 0; i < 5; i++) added.push(await queue.add('default/a'));
+      assert.deepEqual(added, [true, false, false, false, false]);
+      assert.equal(await queue.len(), 1);
+      const { runs } = consumer(options);
+      await waitFor(() => runs.length === 1 && runs[0]?.end !== undefined, 'the run');
+      await waitForIdle(queue);
+      assert.equal(runs.length, 1);
+    });
+
+    test('2. a key is never run by two consumers at once', async () => {
+      const options = queueOptions(backend);
+      const queue = producer(options);
+      const active = new Set<string>();
+      let overlaps = 0;
+      const handler = async (key: string) => {
+        if (active.has(key)) overlaps++;
+        active.add(key);
+        await new Promise((r) => setTimeout(r, Math.random() * 3));
+        active.delete(key);
+      };
+      const a = consumer(options, handler);
+      const b = consumer(options, handler);
+      const lastAdd = new Map<string, number>();
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, lane) => {
+          for (let i = 0; i < 60; i++) {
+            const key = `ns/hot-${(lane + i) % 4}`;
+            lastAdd.set(key, Date.now());
+            await queue.add(key);
+          }
+        }),
+      );
+      await waitForIdle(queue);
+      const runs = [...a.runs, ...b.runs];
+      assert.equal(overlaps, 0);
+      assert.ok(a.runs.length > 0 && b.runs.length > 0, 'both consumers took keys');
+      for (const [key, at] of lastAdd) {
+        assert.ok(
+          runs.some((r) => r.key === key && r.start >= at),
+          `${key} ran after its last add`,
+        );
+      }
+    });
+
+    test('3. an add during a run is not lost: the key runs again after the run', async () => {
+      const options = queueOptions(backend);
+      const queue = producer(options);
+      const hold = gate();
+      const { runs } = consumer(options, async () => {
+        if (runs.length === 1) await hold.promise;
+      });
+      await queue.add('default/b');
+      await waitFor(() => runs.length === 1, 'the first run');
+      assert.equal(await queue.add('default/b'), true, 'the add during the run is pending');
+      assert.equal(await queue.add('default/b'), false, 'a second add during the run coalesces');
+      hold.open();
+      await waitFor(() => runs.length === 2 && runs[1]?.end !== undefined, 'the second run');
+      await waitForIdle(queue);
+      assert.equal(runs.length, 2);
+      assert.ok(
+        (runs[1]?.start ?? 0) >= (runs[0]?.end ?? Infinity),
+        'the second run started after the first',
+      );
+    });
+
+    test('4. addAfter keeps the earliest due time; a plain add makes a delayed key due now', async () => {
+      const options = queueOptions(backend);
+      const queue = producer(options);
+      await queue.addAfter('default/c', 60_000);
+      await queue.addAfter('default/c', 30_000);
+      await queue.addAfter('default/c', 90_000);
+      const due = await dueIn(options, 'default/c');
+      assert.ok(due !== undefined && due > 29_000 && due <= 30_000, `due in ${due} ms`);
+      assert.equal(await queue.len(), 0);
+      assert.equal(await queue.add('default/c'), true);
+      assert.equal(await dueIn(options, 'default/c'), undefined, 'no longer delayed');
+      assert.equal(await queue.len(), 1);
+      await queue.addAfter('default/c', 10_000);
+      assert.equal(await dueIn(options, 'default/c'), undefined, 'a pending key ignores addAfter');
+    });
+
+    test('4. an event during a run beats the RequeueAfter the run returns', async () => {
+      const options = queueOptions(backend);
+      const queue = producer(options);
+      const hold = gate();
+      const { runs } = consumer(options, async () => {
+        if (runs.length > 1) return undefined;
+        await hold.promise;
+        return { requeueAfter: 600_000 };
+      });
+      await queue.add('default/d');
+      await waitFor(() => runs.length === 1, 'the first run');
+      await queue.add('default/d');
+      hold.open();
+      await waitFor(() => runs.length === 2, 'the run the event asked for');
+      await waitForIdle(queue);
+    });
+
+    test('4. RequeueAfter runs the key again after the delay', async () => {
+      const options = queueOptions(backend);
+      const queue = producer(options);
+      const { runs } = consumer(options, () =>
+        runs.length === 1 ? { requeueAfter: 50 } : undefined,
+      );
+      await queue.add('default/e');
+      await waitFor(() => runs.length === 2 && runs[1]?.end !== undefined, 'the requeued run');
+      await waitForIdle(queue);
+      assert.equal(runs.length, 2);
+    });
+
+    test('5. errors back off per key, doubling to the cap; RequeueAfter and success reset it', async () => {
+      // Long delays keep the schedule in Redis observable; adds pull each retry forward.
+      const options = queueOptions(backend, { backoff: { baseMs: 60_000, maxMs: 240_000 } });
+      const queue = producer(options);
+      const script = ['error', 'error', 'error', 'error', 'after', 'error', 'ok'];
+      const { runs } = consumer(options, () => {
+        const step = script[runs.length - 1];
+        if (step === 'error') throw new Error('injected');
+        return step === 'after' ? { requeueAfter: 300_000 } : undefined;
+      });
+      const expected = [60_000, 120_000, 240_000, 240_000, 300_000, 60_000, undefined];
+      const requeues = [1, 2, 3, 4, 0, 1, 0];
+      for (let i = 0; i < script.length; i++) {
+        await queue.add('default/f');
+        await waitFor(
+          async () => runs.length === i + 1 && (await queue.depth()).every((d) => d.running === 0),
+          `run ${i + 1}`,
+        );
+        const due = await dueIn(options, 'default/f');
+        const want = expected[i];
+        if (want === undefined) assert.equal(due, undefined);
+        else
+          assert.ok(
+            due !== undefined && due > want - 2_000 && due <= want,
+            `run ${i + 1}: due in ${due}, want ${want}`,
+          );
+        assert.equal(await queue.numRequeues('default/f'), requeues[i]);
+      }
+      assert.deepEqual(
+        runs.map((r) => r.failures),
+        [0, 1, 2, 3, 4, 0, 1],
+      );
+    });
+
+    test('5. a terminal error does not requeue', async () => {
+      const options = queueOptions(backend);
+      const queue = producer(options);
+      const { runs } = consumer(options, () => {
+        throw new TerminalError('cannot be fixed by retrying');
+      });
+      await queue.add('default/g');
+      await waitFor(() => runs.length === 1 && runs[0]?.end !== undefined, 'the run');
+      await waitForIdle(queue);
+      assert.equal(runs.length, 1);
+      assert.equal(await queue.numRequeues('default/g'), 0);
+    });
+
+    test('6. a consumer SIGKILLed mid-run loses no key: it runs elsewhere after the lock expires', async () => {
+      const options = queueOptions(backend, { lockDurationMs: 1_000 });
+      const queue = producer(options);
+      const child = startConsumerProcess(options, 0);
+      await child.waitForLine(/^ready$/);
+      await queue.add('hang/h');
+      await child.waitForLine(/^S hang\/h /);
+      child.child.kill('SIGKILL');
+      await child.exited;
+      const { runs } = consumer(options, () => undefined);
+      await waitFor(
+        () => runs.some((r) => r.key === 'hang/h' && r.end !== undefined),
+        'the recovered run',
+      );
+      await waitForIdle(queue);
+    });
+
+    test('6. a stalled consumer loses its lease: another runs the key and the stalled result is fenced', async () => {
+      const options = queueOptions(backend, { lockDurationMs: 1_000 });
+      const queue = producer(options);
+      const child = startConsumerProcess(options, 3_000);
+      await child.waitForLine(/^ready$/);
+      await queue.add('stall/s');
+      await child.waitForLine(/^S stall\/s /);
+      const { runs } = consumer(options, () => undefined);
+      await waitFor(() => runs.some((r) => r.key === 'stall/s'), 'the run that took over');
+      const lost = await child.waitForLine(/^L stall\/s$/);
+      assert.ok(lost);
+      const ended = Number((await child.waitForLine(/^E stall\/s /)).split(' ')[4]);
+      assert.ok(
+        (runs[0]?.start ?? Infinity) < ended,
+        'the stalled run was still going (documented overlap)',
+      );
+      await waitForIdle(queue);
+      await child.stop('SIGKILL');
+    });
+
+    test('7. keys spread over shards; consumers serve a subset and can join later', async () => {
+      const options = queueOptions(backend, { shards: 4 });
+      const queue = producer(options);
+      const keys = Array.from({ length: 40 }, (_, i) => `ns/k-${i}`);
+      await queue.addBulk(keys, { priority: 'normal' });
+      const low = consumer(options, undefined, { shards: [0, 1] });
+      await waitFor(
+        async () => (await queue.depth()).slice(0, 2).every((d) => d.ready + d.running === 0),
+        'shards 0 and 1',
+      );
+      const waiting = (await queue.depth()).slice(2).reduce((n, d) => n + d.ready, 0);
+      assert.equal(waiting, keys.filter((k) => shardOf(k, 4) >= 2).length);
+      const high = consumer(options, undefined, { shards: [2, 3] });
+      await waitForIdle(queue);
+      assert.ok(low.runs.every((r) => r.shard < 2 && shardOf(r.key, 4) === r.shard));
+      assert.ok(high.runs.every((r) => r.shard >= 2 && shardOf(r.key, 4) === r.shard));
+      assert.deepEqual([...low.runs, ...high.runs].map((r) => r.key).sort(), [...keys].sort());
+    });
+
+    test('8. low-priority bulk adds run after normal adds; a normal add raises a low key', async () => {
+      const options = queueOptions(backend, { shards: 1 });
+      const queue = producer(options);
+      const bulk = Array.from({ length: 20 }, (_, i) => `ns/bulk-${i}`);
+      assert.equal(await queue.addBulk(bulk), 20);
+      assert.equal(await queue.add('ns/urgent'), true);
+      assert.equal(await queue.add('ns/bulk-7'), false, 'raising a pending key is not a new add');
+      const { runs } = consumer(options, undefined, { concurrency: 1 });
+      await waitForIdle(queue);
+      assert.deepEqual(
+        runs.slice(0, 2).map((r) => r.key),
+        ['ns/urgent', 'ns/bulk-7'],
+      );
+      assert.equal(runs.length, 21);
+    });
+
+    test('shutdown drains the run in flight and takes no more keys', async () => {
+      const options = queueOptions(backend, { shards: 1 });
+      const queue = producer(options);
+      const hold = gate();
+      const { consumer: c, runs } = startConsumer(options, () => hold.promise);
+      await queue.add('ns/drain');
+      await waitFor(() => runs.length === 1, 'the run');
+      const stopped = c.shutdown();
+      await queue.add('ns/after-shutdown');
+      setTimeout(hold.open, 50);
+      await stopped;
+      assert.ok(runs[0]?.end !== undefined, 'the run finished before shutdown resolved');
+      assert.deepEqual(
+        runs.map((r) => r.key),
+        ['ns/drain'],
+      );
+      assert.equal(await queue.len(), 1, 'the later key still waits');
+    });
+
+    test('shutdown past the drain timeout aborts the run and hands its key back', async () => {
+      const options = queueOptions(backend, { shards: 1 });
+      const queue = producer(options);
+      const { consumer: c, runs } = startConsumer(
+        options,
+        (_key, ctx) =>
+          new Promise((_, reject) =>
+            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+          ),
+      );
+      await queue.add('ns/handback');
+      await waitFor(() => runs.length === 1, 'the run');
+      await c.shutdown({ drainTimeoutMs: 100 });
+      assert.equal(await queue.len(), 1, 'the key is due again');
+      assert.equal(await queue.numRequeues('ns/handback'), 0, 'handing back is not a failure');
+      const next = consumer(options);
+      await waitFor(() => next.runs.length === 1, 'the run on another consumer');
+    });
+
+    test('metrics: client-go workqueue names and labels in the given registry', async () => {
+      const registry = new Registry();
+      const options = queueOptions(backend, { registry, controller: 'backupjob' });
+      const queue = producer(options);
+      await queue.add('ns/m1');
+      await queue.add('ns/m1');
+      await queue.add('ns/m2');
+      let failed = false;
+      consumer(options, (key) => {
+        if (key === 'ns/m2' && !failed) {
+          failed = true;
+          throw new Error('once');
+        }
+      });
+      await waitForIdle(queue);
+      await waitFor(
+        async () =>
+          metric(await registry.getMetricsAsJSON(), 'workqueue_work_duration_seconds', 'count') ===
+          3,
+        'three runs',
+      );
+      const json = await registry.getMetricsAsJSON();
+      // m1 and m2, then m2 again when its backoff fell due; the duplicate add is not counted.
+      assert.equal(metric(json, 'workqueue_adds_total'), 3);
+      assert.equal(metric(json, 'workqueue_retries_total'), 1);
+      assert.equal(metric(json, 'workqueue_queue_duration_seconds', 'count'), 3);
+      assert.equal(metric(json, 'workqueue_depth'), 0);
+      assert.equal(metric(json, 'workqueue_unfinished_work_seconds'), 0);
+      assert.equal(metric(json, 'workqueue_longest_running_processor_seconds'), 0);
+      const labels = json.find((m) => m.name === 'workqueue_adds_total')?.values[0]?.labels;
+      assert.deepEqual(labels, { name: options.name, controller: 'backupjob' });
+    });
+
+    if (kind === 'cluster') {
+      test('7. each shard lives in one Cluster slot, and shards spread over the primaries', async () => {
+        const client = backend.client();
+        const slots = new Set<number>();
+        for (let shard = 0; shard < 16; shard++) {
+          const keys = Object.values(shardKeys('wq', 'spread', shard));
+          const shardSlots = await Promise.all(keys.map((k) => client.cluster('KEYSLOT', k)));
+          assert.equal(new Set(shardSlots).size, 1, `shard ${shard} keys share a slot`);
+          slots.add(Number(shardSlots[0]));
+        }
+        const ranges = (await client.cluster('SLOTS')) as [number, number][];
+        const primaries = new Set(
+          [...slots].map((slot) => ranges.findIndex(([from, to]) => slot >= from && slot <= to)),
+        );
+        assert.ok(primaries.size >= 2, 'shards on more than one primary');
+      });
+    } else {
+      test('Redis restarted empty: producer and consumer report reset, then work again', async () => {
+        const options = queueOptions(backend);
+        const queue = producer(options);
+        const { consumer: c, runs } = consumer(options);
+        await queue.add('ns/r1');
+        await waitFor(() => runs.length === 1, 'the first run');
+        await Promise.all([queue.checkForReset(), c.checkForReset()]);
+        const resets = { producer: 0, consumer: 0 };
+        queue.on('reset', () => resets.producer++);
+        c.on('reset', () => resets.consumer++);
+        await backend.restartEmpty?.();
+        await waitFor(() => resets.producer > 0 && resets.consumer > 0, 'reset events');
+        await waitFor(
+          async () => (await queue.add('ns/r2').catch(() => false)) !== false,
+          'an add to succeed',
+        );
+        await waitFor(() => runs.some((r) => r.key === 'ns/r2'), 'a run after the restart');
+      });
+    }
+  });
+}
+
+function startConsumerProcess(options: QueueOptions, stallMs: number) {
+  const config: ConsumerProcessConfig = {
+    queue: options,
+    concurrency: 2,
+    maxRunMs: 0,
+    errorRate: 0,
+    requeueRate: 0,
+    terminalRate: 0,
+    requeueAfterMs: [0, 0],
+    longRunRate: 0,
+    longRunMs: 0,
+    stallMs,
+  };
+  return startProcess({
+    name: 'consumer',
+    command: process.execPath,
+    args: [
+      fileURLToPath(new URL('./consumer-process.js', import.meta.url)),
+      JSON.stringify(config),
+    ],
+  });
+}
+
+type MetricJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+
+/** The value of a single-series metric, or a histogram's count. */
+function metric(
+  json: MetricJson,
+  name: string,
+  part: 'value' | 'count' = 'value',
+): number | undefined {
+  const values = (json.find((m) => m.name === name)?.values ?? []) as {
+    value: number;
+    metricName?: string;
+  }[];
+  if (part === 'count') return values.find((v) => v.metricName === `${name}_count`)?.value;
+  return values[0]?.value;
+}
