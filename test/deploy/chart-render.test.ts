@@ -1,0 +1,370 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  CHART,
+  CI_VALUES,
+  NAMESPACE,
+  findObject,
+  helm,
+  renderChart,
+  type KubeObject,
+} from './support/helm.js';
+import { crossCheck, validateObject } from './support/kube-schema.js';
+
+interface Container {
+  name: string;
+  env: {
+    name: string;
+    value?: string;
+    valueFrom?: { secretKeyRef?: { name: string; key: string } };
+  }[];
+  securityContext: Record<string, unknown>;
+  livenessProbe: { httpGet: { path: string; port: string } };
+  readinessProbe: { httpGet: { path: string; port: string } };
+  ports: { name: string; containerPort: number }[];
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
+  command: string[];
+  resources: { requests?: Record<string, string>; limits?: Record<string, string> };
+}
+interface PodSpec {
+  containers: Container[];
+  securityContext: Record<string, unknown>;
+  serviceAccountName?: string;
+  automountServiceAccountToken?: boolean;
+  volumes?: { name: string; secret?: { secretName: string } }[];
+}
+type Deployment = KubeObject & {
+  spec: { replicas?: number; template: { spec: PodSpec } };
+};
+
+const deployment = (objects: KubeObject[], component: string): Deployment =>
+  findObject(objects, 'Deployment', `backup-operator-${component}`) as Deployment;
+const container = (objects: KubeObject[], component: string): Container =>
+  deployment(objects, component).spec.template.spec.containers[0]!;
+const env = (c: Container, name: string) => c.env.find((e) => e.name === name);
+const kinds = (objects: KubeObject[]): string[] => objects.map((o) => o.kind);
+
+describe('helm lint --strict', () => {
+  test('passes with the default values', () => {
+    const run = helm(['lint', '--strict', CHART]);
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+  });
+
+  for (const values of CI_VALUES) {
+    test(`passes with ${values}`, () => {
+      const run = helm(['lint', '--strict', CHART, '--values', values]);
+      assert.equal(run.status, 0, run.stdout + run.stderr);
+    });
+  }
+});
+
+describe('every rendered object validates against the Kubernetes schemas, unknown fields rejected', () => {
+  for (const values of [undefined, ...CI_VALUES]) {
+    test(values ?? 'default values', async () => {
+      const objects = renderChart(values ? [values] : []);
+      assert.ok(objects.length > 10, `only ${objects.length} objects rendered`);
+      const problems = (await Promise.all(objects.map(validateObject))).flat();
+      problems.push(...crossCheck(objects));
+      assert.deepEqual(problems, []);
+    });
+  }
+});
+
+describe('the validator itself', () => {
+  const [crd, ...rendered] = renderChart();
+  const worker = structuredClone(deployment(rendered, 'worker'));
+
+  test('reports a field indented one level too shallow (the commonest template bug)', async () => {
+    const broken = structuredClone(worker);
+    const c = broken.spec.template.spec.containers[0]! as unknown as Record<string, unknown>;
+    c.requests = (c.resources as Container['resources']).requests;
+    assert.deepEqual(await validateObject(broken), [
+      'Deployment/backup-operator-worker: .spec.template.spec.containers[0].requests: unknown field',
+    ]);
+  });
+
+  test('reports wrong types and removed apiVersions', async () => {
+    const typed = structuredClone(worker) as unknown as {
+      spec: { replicas: unknown };
+    } & KubeObject;
+    typed.spec.replicas = 'two';
+    assert.ok((await validateObject(typed)).some((p) => p.includes('.spec.replicas')));
+    assert.deepEqual(await validateObject({ ...worker, apiVersion: 'apps/v1beta1' }), [
+      'Deployment/backup-operator-worker: apiVersion apps/v1beta1 is not one the chart may use',
+    ]);
+  });
+
+  test('reports a Service that selects no pod', () => {
+    const isTarget = (o: KubeObject) =>
+      o.kind === 'Service' && o.metadata.name === 'backup-operator-worker-metrics';
+    const service = structuredClone(rendered.find(isTarget)!);
+    (service.spec as { selector: Record<string, string> }).selector['app.kubernetes.io/component'] =
+      'workr';
+    assert.deepEqual(crossCheck([...rendered.filter((o) => !isTarget(o)), service]), [
+      'Service/backup-operator-worker-metrics: selects no pod of the chart',
+    ]);
+  });
+
+  test('checks the CRD the chart installs', async () => {
+    assert.equal(crd?.kind, 'CustomResourceDefinition');
+    const broken = structuredClone(crd!) as KubeObject & {
+      spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] };
+    };
+    broken.spec.versions[0]!.schema.openAPIV3Schema.propertiez = {};
+    assert.deepEqual(await validateObject(broken), [
+      'CustomResourceDefinition/backupjobs.ops.example.com: .spec.versions[0].schema.openAPIV3Schema.propertiez: unknown field',
+    ]);
+  });
+});
+
+describe('defaults', () => {
+  const objects = renderChart();
+
+  test('the watcher runs 2 leader-elected replicas with the Lease in the release namespace', () => {
+    assert.equal(deployment(objects, 'watcher').spec.replicas, 2);
+    const watcher = container(objects, 'watcher');
+    assert.deepEqual(watcher.command, ['node', 'dist/apps/watcher/src/main.js']);
+    assert.equal(env(watcher, 'LEADER_ELECTION_NAMESPACE')?.value, NAMESPACE);
+    assert.equal(env(watcher, 'LEADER_ELECTION_ID')?.value, 'backup-operator-watcher');
+    assert.deepEqual(env(watcher, 'POD_NAME')?.valueFrom, {
+      fieldRef: { fieldPath: 'metadata.name' },
+    } as never);
+  });
+
+  test('the worker gets its replicas, concurrency, shards and backup image', () => {
+    const objects2 = renderChart(
+      [],
+      ['worker.replicas=5', 'worker.concurrency=3', 'worker.shards=0-7'],
+    );
+    assert.equal(deployment(objects2, 'worker').spec.replicas, 5);
+    const worker = container(objects2, 'worker');
+    assert.deepEqual(worker.command, ['node', 'dist/apps/worker/src/main.js']);
+    assert.equal(env(worker, 'WORKER_CONCURRENCY')?.value, '3');
+    assert.equal(env(worker, 'WORKER_SHARDS')?.value, '0-7');
+    assert.equal(env(worker, 'BACKUP_IMAGE')?.value, 'ghcr.io/example/backupjob-backup:0.1.0');
+  });
+
+  test('both processes get the same common configuration, Redis from the chart Secret', () => {
+    for (const component of ['watcher', 'worker']) {
+      const c = container(objects, component);
+      for (const [name, value] of [
+        ['QUEUE_SHARDS', '16'],
+        ['METRICS_PORT', '8080'],
+        ['HEALTH_PORT', '8081'],
+        ['WATCH_NAMESPACES', ''],
+        ['LOG_LEVEL', 'info'],
+      ]) {
+        assert.equal(env(c, name!)?.value, value, `${component} ${name}`);
+      }
+      assert.deepEqual(env(c, 'REDIS_URL')?.valueFrom?.secretKeyRef, {
+        name: 'backup-operator-redis',
+        key: 'url',
+      });
+      assert.equal(env(c, 'REDIS_PASSWORD'), undefined);
+    }
+    const secret = findObject(objects, 'Secret', 'backup-operator-redis') as KubeObject & {
+      stringData: Record<string, string>;
+    };
+    assert.equal(secret.stringData.url, `redis://backup-operator-redis.${NAMESPACE}.svc:6379/0`);
+    findObject(objects, 'Deployment', 'backup-operator-redis');
+  });
+
+  test('every pod is hardened: non-root, read-only root, no capabilities, RuntimeDefault seccomp', () => {
+    for (const d of objects.filter((o) => o.kind === 'Deployment') as Deployment[]) {
+      const pod = d.spec.template.spec;
+      assert.equal(pod.securityContext.runAsNonRoot, true, d.metadata.name);
+      assert.deepEqual(pod.securityContext.seccompProfile, { type: 'RuntimeDefault' });
+      for (const c of pod.containers) {
+        assert.equal(c.securityContext.allowPrivilegeEscalation, false);
+        assert.equal(c.securityContext.readOnlyRootFilesystem, true);
+        assert.deepEqual(c.securityContext.capabilities, { drop: ['ALL'] });
+        assert.ok(c.resources.requests && c.resources.limits, `${c.name} has requests and limits`);
+      }
+    }
+    assert.equal(
+      deployment(objects, 'redis').spec.template.spec.automountServiceAccountToken,
+      false,
+    );
+    for (const component of ['watcher', 'worker']) {
+      const sa = findObject(objects, 'ServiceAccount', `backup-operator-${component}`);
+      assert.equal(sa.automountServiceAccountToken, false);
+      assert.equal(
+        deployment(objects, component).spec.template.spec.automountServiceAccountToken,
+        true,
+      );
+    }
+  });
+
+  test('probes hit /healthz and /readyz on the health port; metrics Services expose the metrics port', () => {
+    for (const component of ['watcher', 'worker']) {
+      const c = container(objects, component);
+      assert.deepEqual(c.livenessProbe.httpGet, { path: '/healthz', port: 'health' });
+      assert.deepEqual(c.readinessProbe.httpGet, { path: '/readyz', port: 'health' });
+      assert.deepEqual(
+        c.ports.map((p) => [p.name, p.containerPort]),
+        [
+          ['metrics', 8080],
+          ['health', 8081],
+        ],
+      );
+      const service = findObject(
+        objects,
+        'Service',
+        `backup-operator-${component}-metrics`,
+      ) as KubeObject & { spec: { ports: { port: number; targetPort: string }[] } };
+      assert.deepEqual(
+        service.spec.ports.map((p) => [p.port, p.targetPort]),
+        [[8080, 'metrics']],
+      );
+    }
+  });
+
+  test('PodDisruptionBudgets guard both components; no optional object is rendered', () => {
+    findObject(objects, 'PodDisruptionBudget', 'backup-operator-watcher');
+    findObject(objects, 'PodDisruptionBudget', 'backup-operator-worker');
+    for (const kind of [
+      'HorizontalPodAutoscaler',
+      'ScaledObject',
+      'ServiceMonitor',
+      'NetworkPolicy',
+    ]) {
+      assert.ok(!kinds(objects).includes(kind), kind);
+    }
+  });
+
+  test('the pods restart when the Redis connection changes', () => {
+    const annotation = (o: KubeObject[]) =>
+      (
+        deployment(o, 'worker').spec.template as unknown as {
+          metadata: { annotations: Record<string, string> };
+        }
+      ).metadata.annotations['checksum/redis'];
+    const other = renderChart(
+      [],
+      ['redis.internal.enabled=false', 'redis.url=redis://elsewhere:6379'],
+    );
+    assert.notEqual(annotation(objects), annotation(other));
+  });
+});
+
+describe('scenarios', () => {
+  test('namespace-scoped: Roles in each watched namespace and no cluster-wide access', () => {
+    const objects = renderChart([`${CHART}/ci/namespaced-values.yaml`]);
+    assert.ok(!kinds(objects).some((k) => k.startsWith('Cluster')), kinds(objects).join());
+    const roles = objects
+      .filter((o) => o.kind === 'Role')
+      .map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+    assert.deepEqual(roles.sort(), [
+      `${NAMESPACE}/backup-operator-watcher-leader-election`,
+      'databases/backup-operator-watcher',
+      'databases/backup-operator-worker',
+      'ops/backup-operator-watcher',
+      'ops/backup-operator-worker',
+    ]);
+    assert.equal(env(container(objects, 'watcher'), 'WATCH_NAMESPACES')?.value, 'ops,databases');
+  });
+
+  test('HA off: one replica each and no PodDisruptionBudget that would block node drains', () => {
+    const objects = renderChart([`${CHART}/ci/ha-off-values.yaml`]);
+    assert.equal(deployment(objects, 'watcher').spec.replicas, 1);
+    assert.equal(deployment(objects, 'worker').spec.replicas, 1);
+    assert.ok(!kinds(objects).includes('PodDisruptionBudget'));
+  });
+
+  test('ServiceMonitor, HPA and NetworkPolicy on: the HPA owns the worker replica count', () => {
+    const objects = renderChart([`${CHART}/ci/monitoring-autoscaling-netpol-values.yaml`]);
+    const monitor = findObject(objects, 'ServiceMonitor', 'backup-operator') as KubeObject & {
+      spec: { endpoints: { port: string; path: string }[] };
+    };
+    assert.deepEqual(
+      monitor.spec.endpoints.map((e) => [e.port, e.path]),
+      [['metrics', '/metrics']],
+    );
+    assert.equal(monitor.metadata.labels?.release, 'kube-prometheus-stack');
+    const hpa = findObject(
+      objects,
+      'HorizontalPodAutoscaler',
+      'backup-operator-worker',
+    ) as KubeObject & { spec: { scaleTargetRef: { name: string }; maxReplicas: number } };
+    assert.equal(hpa.spec.scaleTargetRef.name, 'backup-operator-worker');
+    assert.equal(hpa.spec.maxReplicas, 12);
+    assert.equal(deployment(objects, 'worker').spec.replicas, undefined);
+    const policies = objects.filter((o) => o.kind === 'NetworkPolicy').map((o) => o.metadata.name);
+    assert.deepEqual(policies.sort(), [
+      'backup-operator-redis',
+      'backup-operator-watcher',
+      'backup-operator-worker',
+    ]);
+  });
+
+  test('external Redis with TLS: URL and password from the user Secret, private CA trusted', () => {
+    const objects = renderChart([`${CHART}/ci/external-redis-tls-values.yaml`]);
+    assert.ok(
+      !objects.some((o) => o.metadata.name === 'backup-operator-redis'),
+      'no in-chart Redis or Secret',
+    );
+    for (const component of ['watcher', 'worker']) {
+      const c = container(objects, component);
+      assert.deepEqual(env(c, 'REDIS_URL')?.valueFrom?.secretKeyRef, {
+        name: 'backupjob-redis',
+        key: 'url',
+      });
+      assert.deepEqual(env(c, 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef, {
+        name: 'backupjob-redis',
+        key: 'password',
+      });
+      assert.equal(env(c, 'NODE_EXTRA_CA_CERTS')?.value, '/etc/backupjob-operator/redis-ca/ca.crt');
+      assert.deepEqual(
+        c.volumeMounts?.find((m) => m.name === 'redis-ca'),
+        { name: 'redis-ca', mountPath: '/etc/backupjob-operator/redis-ca', readOnly: true },
+      );
+      const volume = deployment(objects, component).spec.template.spec.volumes?.find(
+        (v) => v.name === 'redis-ca',
+      );
+      assert.equal(volume?.secret?.secretName, 'backupjob-redis-ca');
+    }
+  });
+
+  test('KEDA: a ScaledObject on the queue depth owns the worker replica count', () => {
+    const objects = renderChart([`${CHART}/ci/keda-values.yaml`]);
+    const scaled = findObject(objects, 'ScaledObject', 'backup-operator-worker') as KubeObject & {
+      spec: { triggers: { type: string; metadata: Record<string, string> }[] };
+    };
+    assert.equal(scaled.spec.triggers[0]?.type, 'prometheus');
+    assert.match(
+      scaled.spec.triggers[0]!.metadata.query!,
+      /workqueue_depth\{namespace="backup-operator-system"\}/,
+    );
+    assert.equal(deployment(objects, 'worker').spec.replicas, undefined);
+    const secret = findObject(objects, 'Secret', 'backup-operator-redis') as KubeObject & {
+      stringData: Record<string, string>;
+    };
+    assert.deepEqual(secret.stringData, {
+      url: 'redis://redis-master.redis.svc:6379/0',
+      password: 'change-me',
+    });
+  });
+
+  test('KEDA with the Redis list-length trigger: one trigger per list, password from the worker env', async () => {
+    const objects = renderChart(
+      [`${CHART}/ci/keda-values.yaml`],
+      [
+        'worker.keda.trigger=redis',
+        'worker.keda.redis.address=redis-master.redis.svc:6379',
+        'worker.keda.redis.listNames={a,b}',
+      ],
+    );
+    const scaled = findObject(objects, 'ScaledObject', 'backup-operator-worker') as KubeObject & {
+      spec: { triggers: { type: string; metadata: Record<string, string> }[] };
+    };
+    assert.deepEqual(
+      scaled.spec.triggers.map((t) => [t.type, t.metadata.listName, t.metadata.passwordFromEnv]),
+      [
+        ['redis', 'a', 'REDIS_PASSWORD'],
+        ['redis', 'b', 'REDIS_PASSWORD'],
+      ],
+    );
+    assert.deepEqual(await validateObject(scaled), []);
+  });
+});
