@@ -1,0 +1,79 @@
+/** Operator-wide settings that shape every CronJob and cleanup Job (not per BackupJob). */
+export interface ReconcilerConfig {
+  /** Image of the backup container when a BackupJob names none. */
+  readonly defaultImage: string;
+  /** PersistentVolumeClaim used when spec.storage is unset. */
+  readonly defaultStorageClaim: string;
+  /** Where the storage volume is mounted in the backup container. */
+  readonly storageMountPath: string;
+  /** Where the secretRef Secret is mounted (BACKUP_CREDENTIALS_DIR). */
+  readonly credentialsMountPath: string;
+  /** The time zone Kubernetes reads a schedule in when spec.timeZone is unset. */
+  readonly defaultTimeZone: string;
+  readonly successfulJobsHistoryLimit: number;
+  readonly failedJobsHistoryLimit: number;
+  readonly startingDeadlineSeconds: number;
+  readonly backoffLimit: number;
+  readonly activeDeadlineSeconds: number;
+  readonly cleanupBackoffLimit: number;
+  readonly cleanupActiveDeadlineSeconds: number;
+  /** Non-root identity of the backup pod; fsGroup makes the volume and the Secret readable to it. */
+  readonly runAsUser: number;
+  readonly runAsGroup: number;
+  readonly fsGroup: number;
+  readonly resources: {
+    readonly requests: Readonly<Record<string, string>>;
+    readonly limits: Readonly<Record<string, string>>;
+  };
+  /**
+   * How long after a scheduled time a successful backup may still arrive before it is overdue.
+   * Unset: startingDeadlineSeconds + activeDeadlineSeconds, the latest a scheduled Job can succeed.
+   */
+  readonly overdueGraceMs?: number;
+  /** How often a running cleanup Job is looked at. */
+  readonly cleanupPollMs: number;
+  /** Delay before the first retry of a failed cleanup; doubles per attempt up to the max. */
+  readonly cleanupRetryBaseMs: number;
+  readonly cleanupRetryMaxMs: number;
+  /** How often a name conflict is looked at again (the foreign CronJob may go away). */
+  readonly conflictRequeueMs: number;
+  /** Upper bound of any RequeueAfter, so every key is looked at at least this often. */
+  readonly maxRequeueMs: number;
+}
+
+export const defaultReconcilerConfig: ReconcilerConfig = {
+  defaultImage: 'ghcr.io/example/backupjob-backup:0.1.0',
+  defaultStorageClaim: 'backup-storage',
+  storageMountPath: '/backups',
+  credentialsMountPath: '/var/run/secrets/backup',
+  defaultTimeZone: 'UTC',
+  successfulJobsHistoryLimit: 3,
+  failedJobsHistoryLimit: 3,
+  startingDeadlineSeconds: 300,
+  backoffLimit: 2,
+  activeDeadlineSeconds: 3600,
+  cleanupBackoffLimit: 2,
+  cleanupActiveDeadlineSeconds: 1800,
+  runAsUser: 65532,
+  runAsGroup: 65532,
+  fsGroup: 65532,
+  resources: {
+    requests: { cpu: '100m', memory: '128Mi' },
+    limits: { cpu: '1', memory: '512Mi' },
+  },
+  cleanupPollMs: 5_000,
+  cleanupRetryBaseMs: 10_000,
+  cleanupRetryMaxMs: 300_000,
+  conflictRequeueMs: 300_000,
+  maxRequeueMs: 10 * 60 * 60 * 1000,
+};
+
+export function reconcilerConfig(overrides: Partial<ReconcilerConfig> = {}): ReconcilerConfig {
+  return { ...defaultReconcilerConfig, ...overrides };
+}
+
+export function overdueGraceMs(config: ReconcilerConfig): number {
+  return (
+    config.overdueGraceMs ?? (config.startingDeadlineSeconds + config.activeDeadlineSeconds) * 1000
+  );
+}

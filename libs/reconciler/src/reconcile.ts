@@ -1,0 +1,151 @@
+import type { V1CronJob, V1Job } from '@kubernetes/client-node';
+import type { BackupJob } from '../../api/src/index.js';
+import type { Action } from './actions.js';
+import { overdueGraceMs, type ReconcilerConfig } from './config.js';
+import { READY } from './conditions.js';
+import { desiredCronJob } from './desired.js';
+import { finalize } from './finalize.js';
+import { observeBackups, observeOverdue } from './observe.js';
+import { hasFinalizer, isControlledBy } from './ownership.js';
+import { ownedFieldDiff, withOwnedFields } from './owned.js';
+import { done, requeueAfter, terminal, type Result } from './result.js';
+import { effectiveSpec, type EffectiveSpec } from './spec.js';
+import { StatusDraft, statusActions } from './status.js';
+import { validateSpec } from './validate.js';
+
+/** The world one reconcile looks at, read by the controller just before. */
+export interface ReconcileInput {
+  /** undefined when the BackupJob is gone. */
+  readonly backupJob: BackupJob | undefined;
+  /** The CronJob of the desired name, whoever owns it. */
+  readonly cronJob: V1CronJob | undefined;
+  /** The Jobs labelled for this BackupJob: those the CronJob started and cleanup Jobs. */
+  readonly jobs: readonly V1Job[];
+  readonly now: Date;
+  readonly config: ReconcilerConfig;
+}
+
+export interface ReconcileOutput {
+  readonly actions: readonly Action[];
+  readonly result: Result;
+}
+
+/**
+ * The BackupJob reconciler as a pure function: the same world gives the same actions, and a
+ * converged world gives none. The steps follow the design: gone, deleting, finalizer, validate,
+ * CronJob, observe, status, requeue.
+ */
+export function reconcile(input: ReconcileInput): ReconcileOutput {
+  const { backupJob, config } = input;
+  if (!backupJob) return { actions: [], result: done };
+  if (backupJob.metadata.deletionTimestamp) return finalize({ ...input, backupJob });
+  const actions: Action[] = hasFinalizer(backupJob) ? [] : [{ type: 'addFinalizer' }];
+  const draft = new StatusDraft(backupJob, input.now);
+  const spec = effectiveSpec(backupJob, config);
+  const result = reconcileChildren(input, backupJob, spec, draft, actions);
+  return { actions: [...actions, ...statusActions(draft)], result };
+}
+
+/** Ready=False plus a Warning of the same reason when it newly reads so; the summary says why. */
+function notReady(draft: StatusDraft, reason: string, message: string, action: string): void {
+  draft.condition(
+    { type: READY, status: 'False', reason, message },
+    { type: 'Warning', reason, action },
+  );
+  draft.set({ ready: false, message });
+}
+
+function reconcileChildren(
+  input: ReconcileInput,
+  backupJob: BackupJob,
+  spec: EffectiveSpec,
+  draft: StatusDraft,
+  actions: Action[],
+): Result {
+  const { cronJob, config, now } = input;
+  const validation = validateSpec(spec, now, config);
+  if (!validation.valid) {
+    notReady(draft, 'InvalidSpec', validation.message, 'Validate');
+    return terminal(`invalid spec: ${validation.message}`);
+  }
+  const desired = desiredCronJob(backupJob, spec, config);
+  const name = desired.metadata?.name as string;
+  draft.set({ cronJobName: name });
+  if (cronJob && !isControlledBy(cronJob, backupJob)) {
+    const message = `CronJob ${name} exists and is not controlled by this BackupJob; it is left untouched`;
+    notReady(draft, 'CronJobConflict', message, 'Create');
+    return requeueAfter(config.conflictRequeueMs);
+  }
+  // A CronJob on its way out cannot be updated; it is made again once it is gone.
+  if (cronJob?.metadata?.deletionTimestamp) return requeueAfter(config.cleanupPollMs);
+  actions.push(...cronJobActions(desired, cronJob));
+  const ready = spec.suspend
+    ? { reason: 'Suspended', message: `CronJob ${name} is suspended; no backups are scheduled` }
+    : { reason: 'CronJobReady', message: `CronJob ${name} matches the spec` };
+  draft.condition({ type: READY, status: 'True', ...ready });
+  draft.set({ ready: true });
+  observeBackups(draft, cronJob, input.jobs);
+  const grace = overdueGraceMs(config);
+  const delay = observeOverdue(draft, backupJob, validation.schedule, spec.suspend, grace, now);
+  draft.set({ message: summary(draft, ready.message) });
+  return delay === undefined ? done : requeueAfter(Math.min(delay, config.maxRequeueMs));
+}
+
+function cronJobActions(desired: V1CronJob, actual: V1CronJob | undefined): Action[] {
+  const related = {
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
+    name: desired.metadata?.name as string,
+  };
+  if (!actual) {
+    return [
+      { type: 'createCronJob', cronJob: desired },
+      {
+        type: 'emitEvent',
+        event: {
+          type: 'Normal',
+          reason: 'CronJobCreated',
+          action: 'Create',
+          note: `created CronJob ${related.name}`,
+          related,
+        },
+      },
+    ];
+  }
+  const fields = ownedFieldDiff(desired, actual);
+  if (fields.length === 0) return [];
+  return [
+    { type: 'updateCronJob', cronJob: withOwnedFields(desired, actual), fields },
+    {
+      type: 'emitEvent',
+      event: {
+        type: 'Normal',
+        reason: 'CronJobUpdated',
+        action: 'Update',
+        note: `updated CronJob ${related.name}: ${fields.join(', ')}`,
+        related,
+      },
+    },
+  ];
+}
+
+/** The one line `kubectl get` readers see: the most pressing condition first. */
+function summary(draft: StatusDraft, readyMessage: string): string {
+  const conditions = draft.current.conditions ?? [];
+  const overdue = conditions.find((c) => c.type === 'BackupOverdue' && c.status === 'True');
+  const failed = conditions.find((c) => c.type === 'BackupSucceeded' && c.status === 'False');
+  const pressing = overdue ?? failed;
+  if (pressing) return pressing.message;
+  const last = draft.current.lastBackupTime;
+  return last ? `last backup succeeded at ${last}` : readyMessage;
+}
+
+/**
+ * The status writes and Event that report a permission the operator lacks (Ready=False,
+ * reason Forbidden), for the controller to try when an API call answered 403.
+ */
+export function reportForbidden(backupJob: BackupJob, message: string, now: Date): Action[] {
+  const draft = new StatusDraft(backupJob, now);
+  notReady(draft, 'Forbidden', message, 'Reconcile');
+  return statusActions(draft);
+}

@@ -1,0 +1,78 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { BackupJob, BackupJobStatus } from '../../api/src/index.js';
+import type { Action, EventSpec } from './actions.js';
+import {
+  conditionChanged,
+  findCondition,
+  setStatusCondition,
+  type ConditionInput,
+} from './conditions.js';
+
+/**
+ * The next status, built from the current one with SetStatusCondition semantics. It records
+ * which conditions read differently than before, which is what Events are emitted for, so a
+ * converged object emits nothing.
+ */
+export class StatusDraft {
+  private status: BackupJobStatus;
+  private readonly events: EventSpec[] = [];
+
+  constructor(
+    private readonly backupJob: BackupJob,
+    private readonly now: Date,
+  ) {
+    this.status = structuredClone(backupJob.status ?? {});
+  }
+
+  get current(): BackupJobStatus {
+    return this.status;
+  }
+
+  /**
+   * Sets a condition; when it reads differently than before, queues `event` (if any), whose
+   * note defaults to the condition's message.
+   */
+  condition(input: ConditionInput, event?: Omit<EventSpec, 'note'> & { note?: string }): boolean {
+    const changed = conditionChanged(findCondition(this.status.conditions, input.type), input);
+    const generation = this.backupJob.metadata.generation ?? 0;
+    this.status.conditions = setStatusCondition(
+      this.status.conditions,
+      input,
+      generation,
+      this.now,
+    );
+    if (changed && event) this.events.push({ ...event, note: event.note ?? input.message });
+    return changed;
+  }
+
+  set(fields: Partial<BackupJobStatus>): void {
+    this.status = { ...this.status, ...fields };
+  }
+
+  /** The complete next status, or undefined when it equals what is stored (nothing to write). */
+  finish(): BackupJobStatus | undefined {
+    const next = JSON.parse(
+      JSON.stringify({
+        ...this.status,
+        observedGeneration: this.backupJob.metadata.generation ?? 0,
+      }),
+    ) as BackupJobStatus;
+    const stored = JSON.parse(JSON.stringify(this.backupJob.status ?? {})) as BackupJobStatus;
+    return isDeepStrictEqual(next, stored) ? undefined : next;
+  }
+
+  /** Events for conditions that changed; emitted after the status write that records them. */
+  transitionEvents(): readonly EventSpec[] {
+    return this.events;
+  }
+}
+
+/** updateStatus when anything changed, then the Events the changes call for. */
+export function statusActions(draft: StatusDraft): Action[] {
+  const status = draft.finish();
+  if (!status) return [];
+  return [
+    { type: 'updateStatus', status },
+    ...draft.transitionEvents().map((event): Action => ({ type: 'emitEvent', event })),
+  ];
+}

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { desiredCronJob } from '../src/desired.js';
+import { ownedFieldDiff, withOwnedFields } from '../src/owned.js';
+import { parseQuantity, semanticallyEqual } from '../src/semantic.js';
+import { effectiveSpec } from '../src/spec.js';
+import { backupJob, config, storedCronJobFor } from './fixtures.js';
+
+describe('semanticallyEqual', () => {
+  const cases: [string, unknown, unknown, string, boolean][] = [
+    ['server-defaulted keys are ignored', { a: 1 }, { a: 1, b: 2 }, '', true],
+    ['a changed value differs', { a: 1 }, { a: 2 }, '', false],
+    ['false equals absent (omitempty)', { readOnly: false }, {}, '', true],
+    ['0 equals absent', { n: 0 }, {}, '', true],
+    ['"" equals absent', { s: '' }, {}, '', true],
+    ['[] equals absent', { l: [] }, {}, '', true],
+    ['unset desired means absent', undefined, 'Europe/Berlin', '', false],
+    ['unset desired matches absent', undefined, undefined, '', true],
+    ['lists compare by position and length', [{ a: 1 }], [{ a: 1 }, { a: 2 }], '', false],
+    ['list items ignore defaulted keys', [{ a: 1 }], [{ a: 1, z: 0 }], '', true],
+    ['cpu 1 = 1000m', '1', '1000m', '.resources.limits.cpu', true],
+    ['cpu 0.5 = 500m', '0.5', '500m', '.resources.requests.cpu', true],
+    ['memory 128Mi = 134217728', '128Mi', '134217728', '.resources.limits.memory', true],
+    ['memory 128Mi != 128M', '128Mi', '128M', '.resources.limits.memory', false],
+    ['quantities only under resources', '1', '1000m', '.spec.other', false],
+  ];
+  for (const [name, desired, actual, path, equal] of cases) {
+    test(name, () => assert.equal(semanticallyEqual(desired, actual, path), equal));
+  }
+
+  test('parseQuantity', () => {
+    assert.equal(parseQuantity('1Gi'), 2 ** 30);
+    assert.equal(parseQuantity('1e3'), 1000);
+    assert.equal(parseQuantity('250m'), 0.25);
+    assert.equal(parseQuantity('nonsense'), undefined);
+  });
+});
+
+describe('owned CronJob fields', () => {
+  const bj = backupJob();
+  const desired = desiredCronJob(bj, effectiveSpec(bj, config), config);
+
+  test('a CronJob as the API server returns it (defaults, canonical quantities) has no diff', () => {
+    assert.deepEqual(ownedFieldDiff(desired, storedCronJobFor(bj)), []);
+  });
+
+  const edits: [string, (cj: ReturnType<typeof storedCronJobFor>) => void, string][] = [
+    ['schedule', (cj) => (cj.spec!.schedule = '0 0 * * *'), 'spec.schedule'],
+    ['suspend', (cj) => (cj.spec!.suspend = true), 'spec.suspend'],
+    ['time zone added', (cj) => (cj.spec!.timeZone = 'Europe/Berlin'), 'spec.timeZone'],
+    ['concurrency', (cj) => (cj.spec!.concurrencyPolicy = 'Allow'), 'spec.concurrencyPolicy'],
+    [
+      'image',
+      (cj) => (cj.spec!.jobTemplate.spec!.template.spec!.containers[0]!.image = 'evil:latest'),
+      'spec.jobTemplate.spec.template.spec.containers',
+    ],
+    [
+      'privilege escalation',
+      (cj) => {
+        cj.spec!.jobTemplate.spec!.template.spec!.containers[0]!.securityContext!.allowPrivilegeEscalation = true;
+      },
+      'spec.jobTemplate.spec.template.spec.containers',
+    ],
+    [
+      'owner label removed',
+      (cj) => delete cj.metadata!.labels!['backup.ops.example.com/backupjob'],
+      'metadata.labels',
+    ],
+    [
+      'extra volume',
+      (cj) => cj.spec!.jobTemplate.spec!.template.spec!.volumes!.push({ name: 'x', emptyDir: {} }),
+      'spec.jobTemplate.spec.template.spec.volumes',
+    ],
+    [
+      'backoffLimit',
+      (cj) => (cj.spec!.jobTemplate.spec!.backoffLimit = 9),
+      'spec.jobTemplate.spec.backoffLimit',
+    ],
+  ];
+  for (const [name, edit, path] of edits) {
+    test(`an edit of ${name} is found and withOwnedFields restores it`, () => {
+      const actual = storedCronJobFor(bj);
+      edit(actual);
+      assert.deepEqual(ownedFieldDiff(desired, actual), [path]);
+      const restored = withOwnedFields(desired, actual);
+      assert.deepEqual(ownedFieldDiff(desired, restored), []);
+      assert.equal(restored.metadata?.resourceVersion, actual.metadata?.resourceVersion);
+    });
+  }
+
+  test('fields and labels others own survive a restore', () => {
+    const actual = storedCronJobFor(bj);
+    actual.metadata!.labels!['team'] = 'dba';
+    actual.metadata!.annotations = { ...actual.metadata!.annotations, note: 'kept' };
+    actual.spec!.jobTemplate.spec!.template.spec!.tolerations = [
+      { key: 'dedicated', operator: 'Exists' },
+    ];
+    actual.spec!.schedule = '1 1 * * *';
+    const restored = withOwnedFields(desired, actual);
+    assert.equal(restored.spec?.schedule, '10 2 * * *');
+    assert.equal(restored.metadata?.labels?.['team'], 'dba');
+    assert.equal(restored.metadata?.annotations?.['note'], 'kept');
+    assert.deepEqual(restored.spec?.jobTemplate.spec?.template.spec?.tolerations, [
+      { key: 'dedicated', operator: 'Exists' },
+    ]);
+    assert.equal(restored.spec?.jobTemplate.spec?.template.spec?.dnsPolicy, 'ClusterFirst');
+  });
+
+  test('removing spec.timeZone removes it from the CronJob', () => {
+    const zoned = backupJob({ spec: { timeZone: 'Europe/Berlin' } });
+    const actual = storedCronJobFor(zoned);
+    assert.deepEqual(ownedFieldDiff(desired, actual), ['spec.timeZone']);
+    assert.equal(withOwnedFields(desired, actual).spec?.timeZone, undefined);
+  });
+});

@@ -1,0 +1,523 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { BackupJob } from '../../api/src/index.js';
+import type { Action } from '../src/actions.js';
+import { findCondition } from '../src/conditions.js';
+import { reportForbidden, type ReconcileInput } from '../src/reconcile.js';
+import { reconcilerConfig } from '../src/config.js';
+import {
+  T0,
+  applyActions,
+  backupJob,
+  cleanupJob,
+  config,
+  job,
+  minutes,
+  run,
+  storedCronJobFor,
+  types,
+} from './fixtures.js';
+
+/** Without the periodic cap, so the computed due time itself is visible. */
+const uncapped = reconcilerConfig({ ...config, maxRequeueMs: Number.MAX_SAFE_INTEGER });
+const GRACE = (config.startingDeadlineSeconds + config.activeDeadlineSeconds) * 1000;
+
+/** Runs the reconciler, applies its actions, and returns the world plus what was done. */
+function step(input: ReconcileInput) {
+  const output = run(input);
+  return { ...output, next: applyActions(input, output.actions) };
+}
+
+function converged(input: ReconcileInput): ReconcileInput {
+  let world = input;
+  for (let i = 0; i < 5; i++) {
+    const { actions, next } = step(world);
+    if (actions.length === 0) return world;
+    world = next;
+  }
+  assert.fail('did not converge within 5 reconciles');
+}
+
+function status(input: ReconcileInput) {
+  return input.backupJob?.status ?? {};
+}
+
+function condition(input: ReconcileInput, type: string) {
+  return findCondition(status(input).conditions, type);
+}
+
+function withSpec(input: ReconcileInput, spec: Partial<BackupJob['spec']>): ReconcileInput {
+  const bj = input.backupJob as BackupJob;
+  const generation = (bj.metadata.generation ?? 0) + 1;
+  return {
+    ...input,
+    backupJob: { ...bj, metadata: { ...bj.metadata, generation }, spec: { ...bj.spec, ...spec } },
+  };
+}
+
+function eventReasons(actions: readonly Action[]): string[] {
+  return actions.flatMap((a) => (a.type === 'emitEvent' ? [a.event.reason] : []));
+}
+
+describe('reconcile: the BackupJob is gone', () => {
+  test('done, nothing to do (children go through ownerReferences)', () => {
+    assert.deepEqual(run({ backupJob: undefined }), { actions: [], result: { kind: 'done' } });
+  });
+});
+
+describe('reconcile: a new BackupJob', () => {
+  const fresh = backupJob({ metadata: { finalizers: undefined } });
+  const first = step({ backupJob: fresh, cronJob: undefined, jobs: [], now: T0, config });
+
+  test('adds the finalizer before creating the CronJob, then writes status and an Event', () => {
+    assert.deepEqual(types(first.actions), [
+      'addFinalizer',
+      'createCronJob',
+      'event:CronJobCreated',
+      'updateStatus',
+    ]);
+  });
+
+  test('the CronJob is owned, labelled, scheduled and hardened', () => {
+    const create = first.actions.find((a) => a.type === 'createCronJob');
+    assert.ok(create?.type === 'createCronJob');
+    const cj = create.cronJob;
+    assert.equal(cj.metadata?.name, 'mysql-daily-backup');
+    assert.deepEqual(cj.metadata?.ownerReferences, [
+      {
+        apiVersion: 'ops.example.com/v1alpha1',
+        kind: 'BackupJob',
+        name: 'mysql-daily',
+        uid: 'uid-bj-1',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+    assert.equal(cj.metadata?.labels?.['backup.ops.example.com/backupjob'], 'mysql-daily');
+    assert.equal(cj.metadata?.labels?.['app.kubernetes.io/managed-by'], 'backupjob-operator');
+    const spec = cj.spec!;
+    assert.equal(spec.schedule, '10 2 * * *');
+    assert.equal(spec.suspend, false);
+    assert.equal(spec.concurrencyPolicy, 'Forbid');
+    assert.equal(spec.startingDeadlineSeconds, config.startingDeadlineSeconds);
+    assert.equal(spec.successfulJobsHistoryLimit, config.successfulJobsHistoryLimit);
+    assert.equal(spec.failedJobsHistoryLimit, config.failedJobsHistoryLimit);
+    const jobSpec = spec.jobTemplate.spec!;
+    assert.equal(jobSpec.backoffLimit, config.backoffLimit);
+    assert.equal(jobSpec.activeDeadlineSeconds, config.activeDeadlineSeconds);
+    assert.equal(
+      spec.jobTemplate.metadata?.labels?.['backup.ops.example.com/backupjob'],
+      'mysql-daily',
+    );
+    assert.equal(jobSpec.template.metadata?.labels?.['app.kubernetes.io/component'], 'backup');
+    const pod = jobSpec.template.spec!;
+    assert.equal(pod.restartPolicy, 'Never');
+    assert.equal(pod.securityContext?.runAsNonRoot, true);
+    assert.equal(pod.securityContext?.seccompProfile?.type, 'RuntimeDefault');
+    const [container] = pod.containers;
+    assert.equal(container?.image, config.defaultImage);
+    assert.deepEqual(container?.securityContext, {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    assert.deepEqual(container?.resources?.requests, config.resources.requests);
+    assert.deepEqual(container?.resources?.limits, config.resources.limits);
+    const env = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]));
+    assert.deepEqual(env, {
+      BACKUP_MODE: 'backup',
+      BACKUP_TARGET: 'mysql',
+      BACKUP_RETENTION_DAYS: '7',
+      BACKUP_DESTINATION: '/backups/ops/mysql-daily',
+      BACKUP_NAME: 'mysql-daily',
+      BACKUP_NAMESPACE: 'ops',
+      BACKUP_CREDENTIALS_DIR: '/var/run/secrets/backup',
+    });
+    assert.deepEqual(pod.volumes?.find((v) => v.name === 'backup-storage')?.persistentVolumeClaim, {
+      claimName: 'backup-storage',
+    });
+    assert.equal(
+      pod.volumes?.some((v) => v.secret),
+      false,
+      'no Secret volume without secretRef',
+    );
+  });
+
+  test('status: Ready=True with observedGeneration, no backup yet, nothing due yet', () => {
+    const s = status(first.next);
+    assert.equal(s.ready, true);
+    assert.equal(s.observedGeneration, 1);
+    assert.equal(s.cronJobName, 'mysql-daily-backup');
+    assert.equal(condition(first.next, 'Ready')?.status, 'True');
+    assert.equal(condition(first.next, 'Ready')?.observedGeneration, 1);
+    assert.equal(condition(first.next, 'BackupSucceeded')?.reason, 'NoBackupYet');
+    assert.equal(condition(first.next, 'BackupOverdue')?.status, 'Unknown');
+  });
+
+  test('requeues for when the first scheduled backup becomes due (02:10 + grace)', () => {
+    const due = new Date('2026-05-29T02:10:00Z').getTime() + GRACE;
+    assert.deepEqual(first.result, { kind: 'requeueAfter', delayMs: due - T0.getTime() });
+  });
+
+  test('a second reconcile of the unchanged world makes zero writes', () => {
+    const second = run(first.next);
+    assert.deepEqual(second.actions, []);
+    assert.deepEqual(second.result, first.result);
+  });
+});
+
+describe('reconcile: changes to the spec and to the CronJob', () => {
+  const base = converged({ backupJob: backupJob(), cronJob: undefined, jobs: [], now: T0, config });
+  const later = minutes(30);
+
+  test('a schedule change updates the CronJob; Ready lastTransitionTime does not move', () => {
+    const changed = { ...withSpec(base, { schedule: '0 3 * * *' }), now: later };
+    const { actions, next } = step(changed);
+    assert.deepEqual(types(actions), ['updateCronJob', 'event:CronJobUpdated', 'updateStatus']);
+    const update = actions[0];
+    assert.ok(update?.type === 'updateCronJob');
+    assert.deepEqual(update.fields, ['spec.schedule']);
+    assert.equal(update.cronJob.spec?.schedule, '0 3 * * *');
+    assert.equal(update.cronJob.metadata?.resourceVersion, base.cronJob?.metadata?.resourceVersion);
+    assert.equal(status(next).observedGeneration, 2);
+    assert.equal(condition(next, 'Ready')?.observedGeneration, 2);
+    assert.equal(
+      condition(next, 'Ready')?.lastTransitionTime,
+      condition(base, 'Ready')?.lastTransitionTime,
+    );
+    assert.deepEqual(run(next).actions, []);
+  });
+
+  const specChanges: [
+    string,
+    Partial<BackupJob['spec']>,
+    (input: ReconcileInput) => unknown,
+    unknown,
+  ][] = [
+    ['suspend', { suspend: true }, (w) => w.cronJob?.spec?.suspend, true],
+    ['timeZone', { timeZone: 'Europe/Berlin' }, (w) => w.cronJob?.spec?.timeZone, 'Europe/Berlin'],
+    [
+      'image',
+      { image: 'registry.example.com/custom:2' },
+      (w) => w.cronJob?.spec?.jobTemplate.spec?.template.spec?.containers[0]?.image,
+      'registry.example.com/custom:2',
+    ],
+    [
+      'secretRef',
+      { secretRef: { name: 'mysql-creds' } },
+      (w) =>
+        w.cronJob?.spec?.jobTemplate.spec?.template.spec?.volumes?.find((v) => v.secret)?.secret,
+      { secretName: 'mysql-creds', defaultMode: 0o440 },
+    ],
+    [
+      'storage',
+      { storage: { claimName: 'nfs', path: 'db/mysql' } },
+      (w) =>
+        w.cronJob?.spec?.jobTemplate.spec?.template.spec?.containers[0]?.env?.find(
+          (e) => e.name === 'BACKUP_DESTINATION',
+        )?.value,
+      '/backups/db/mysql',
+    ],
+    [
+      'retentionDays',
+      { retentionDays: 30 },
+      (w) =>
+        w.cronJob?.spec?.jobTemplate.spec?.template.spec?.containers[0]?.env?.find(
+          (e) => e.name === 'BACKUP_RETENTION_DAYS',
+        )?.value,
+      '30',
+    ],
+  ];
+  for (const [field, spec, read, expected] of specChanges) {
+    test(`a ${field} change reaches the CronJob and then converges`, () => {
+      const { actions, next } = step({ ...withSpec(base, spec), now: later });
+      assert.ok(types(actions).includes('updateCronJob'));
+      assert.deepEqual(read(next), expected);
+      assert.deepEqual(run(next).actions, []);
+    });
+  }
+
+  test('a deleted CronJob is recreated; status is already right so it is not written', () => {
+    const { actions } = step({ ...base, cronJob: undefined, now: later });
+    assert.deepEqual(types(actions), ['createCronJob', 'event:CronJobCreated']);
+  });
+
+  test('an edited owned field is restored, keeping the read resourceVersion', () => {
+    const edited = structuredClone(base.cronJob!);
+    edited.spec!.concurrencyPolicy = 'Allow';
+    edited.metadata!.resourceVersion = '33';
+    const { actions } = step({ ...base, cronJob: edited, now: later });
+    assert.deepEqual(types(actions), ['updateCronJob', 'event:CronJobUpdated']);
+    const update = actions[0];
+    assert.ok(update?.type === 'updateCronJob');
+    assert.equal(update.cronJob.spec?.concurrencyPolicy, 'Forbid');
+    assert.equal(update.cronJob.metadata?.resourceVersion, '33');
+  });
+
+  test('a CronJob being deleted is left alone and looked at again soon', () => {
+    const going = structuredClone(base.cronJob!);
+    going.metadata!.deletionTimestamp = later;
+    const { actions, result } = step({ ...base, cronJob: going, now: later });
+    assert.deepEqual(actions, []);
+    assert.deepEqual(result, { kind: 'requeueAfter', delayMs: config.cleanupPollMs });
+  });
+
+  test('suspended: Ready=True reason Suspended, not overdue, no requeue', () => {
+    const world = converged({ ...withSpec(base, { suspend: true }), now: later });
+    assert.equal(condition(world, 'Ready')?.reason, 'Suspended');
+    assert.equal(condition(world, 'BackupOverdue')?.reason, 'Suspended');
+    assert.deepEqual(run(world).result, { kind: 'done' });
+  });
+
+  test('a yearly schedule requeues no later than maxRequeueMs', () => {
+    const world = converged({ ...withSpec(base, { schedule: '@yearly' }), now: later });
+    assert.deepEqual(run(world).result, { kind: 'requeueAfter', delayMs: config.maxRequeueMs });
+  });
+});
+
+describe('reconcile: invalid spec', () => {
+  const invalid: [string, Partial<BackupJob['spec']>, RegExp][] = [
+    ['six fields', { schedule: '0 10 2 * * *' }, /expected 5 fields/],
+    ['L', { schedule: '0 0 L * *' }, /day of month/],
+    ['day of week 7', { schedule: '0 0 * * 7' }, /outside 0-6/],
+    ['never fires', { schedule: '0 0 31 2 *' }, /never matches a date/],
+    ['unknown zone', { timeZone: 'Mars/Olympus' }, /spec.timeZone: unknown time zone/],
+    ['both wrong', { schedule: 'H * * * *', timeZone: 'Local' }, /spec.schedule.*; spec.timeZone/],
+  ];
+  for (const [name, spec, message] of invalid) {
+    test(`${name}: Ready=False InvalidSpec, no CronJob, terminal, one Warning`, () => {
+      const input = {
+        backupJob: backupJob({ spec }),
+        cronJob: undefined,
+        jobs: [],
+        now: T0,
+        config,
+      };
+      const { actions, result, next } = step(input);
+      assert.deepEqual(types(actions), ['updateStatus', 'event:InvalidSpec']);
+      assert.equal(result.kind, 'terminal');
+      const ready = condition(next, 'Ready');
+      assert.equal(ready?.status, 'False');
+      assert.equal(ready?.reason, 'InvalidSpec');
+      assert.match(ready?.message ?? '', message);
+      assert.equal(status(next).ready, false);
+      const again = run(next);
+      assert.deepEqual(again.actions, [], 'no retry loop: the second run writes nothing');
+      assert.equal(again.result.kind, 'terminal');
+    });
+  }
+
+  test('an existing CronJob is not changed while the spec is invalid', () => {
+    const good = converged({
+      backupJob: backupJob(),
+      cronJob: undefined,
+      jobs: [],
+      now: T0,
+      config,
+    });
+    const { actions } = step(withSpec(good, { schedule: '0 0 * * 8' }));
+    assert.deepEqual(types(actions), ['updateStatus', 'event:InvalidSpec']);
+  });
+
+  test('fixing the spec brings Ready back to True (a transition)', () => {
+    const bad = converged({
+      backupJob: backupJob({ spec: { schedule: '* * *' } }),
+      cronJob: undefined,
+      jobs: [],
+      now: T0,
+      config,
+    });
+    const fixed = step({ ...withSpec(bad, { schedule: '10 2 * * *' }), now: minutes(5) });
+    assert.deepEqual(types(fixed.actions), [
+      'createCronJob',
+      'event:CronJobCreated',
+      'updateStatus',
+    ]);
+    assert.equal(condition(fixed.next, 'Ready')?.lastTransitionTime, minutes(5).toISOString());
+  });
+});
+
+describe('reconcile: a CronJob of that name that this BackupJob does not control', () => {
+  const foreignOwner = storedCronJobFor(backupJob());
+  foreignOwner.metadata!.ownerReferences = [
+    { apiVersion: 'x/v1', kind: 'Thing', name: 'other', uid: 'uid-other', controller: true },
+  ];
+  const unowned = storedCronJobFor(backupJob());
+  unowned.metadata!.ownerReferences = undefined;
+  for (const [name, cronJob] of [
+    ['controlled by someone else', foreignOwner],
+    ['without owner', unowned],
+  ] as const) {
+    test(`${name}: CronJobConflict, never overwritten, looked at again later`, () => {
+      const input = { backupJob: backupJob(), cronJob, jobs: [], now: T0, config };
+      const { actions, result, next } = step(input);
+      assert.deepEqual(types(actions), ['updateStatus', 'event:CronJobConflict']);
+      assert.equal(condition(next, 'Ready')?.reason, 'CronJobConflict');
+      assert.deepEqual(result, { kind: 'requeueAfter', delayMs: config.conflictRequeueMs });
+      assert.deepEqual(run(next).actions, []);
+    });
+  }
+});
+
+describe('reconcile: observing the Jobs', () => {
+  const base = converged({ backupJob: backupJob(), cronJob: undefined, jobs: [], now: T0, config });
+  const done1 = new Date('2026-05-29T02:12:00Z');
+  const done2 = new Date('2026-05-30T02:13:00Z');
+  const now = new Date('2026-05-30T03:00:00Z');
+
+  test('a succeeded Job sets lastBackupTime and BackupSucceeded=True', () => {
+    const world = converged({ ...base, jobs: [job('b-1', 'succeeded', done1)], now });
+    assert.equal(status(world).lastBackupTime, done1.toISOString());
+    assert.equal(condition(world, 'BackupSucceeded')?.status, 'True');
+    assert.match(status(world).message ?? '', /last backup succeeded/);
+  });
+
+  test('the newest finished Job failing sets BackupSucceeded=False with its reason, one Warning', () => {
+    const jobs = [
+      job('b-1', 'succeeded', done1),
+      job('b-2', 'failed', done2),
+      job('b-3', 'active'),
+    ];
+    const { actions, next } = step({ ...base, jobs, now });
+    assert.deepEqual(eventReasons(actions), ['BackupFailed']);
+    const c = condition(next, 'BackupSucceeded');
+    assert.equal(c?.status, 'False');
+    assert.equal(c?.reason, 'BackoffLimitExceeded');
+    assert.match(c?.message ?? '', /b-2 failed: Job has reached the specified backoff limit/);
+    assert.equal(status(next).lastBackupTime, done1.toISOString());
+    assert.equal(status(next).lastFailureTime, done2.toISOString());
+    assert.deepEqual(run(next).actions, []);
+  });
+
+  test('a later success clears the failure', () => {
+    const failed = converged({ ...base, jobs: [job('b-1', 'failed', done1)], now });
+    const ok = converged({
+      ...failed,
+      jobs: [job('b-1', 'failed', done1), job('b-2', 'succeeded', done2)],
+    });
+    assert.equal(condition(ok, 'BackupSucceeded')?.status, 'True');
+  });
+
+  test('pruned Jobs do not erase what status remembers', () => {
+    const seen = converged({ ...base, jobs: [job('b-1', 'succeeded', done1)], now });
+    const { actions } = step({ ...seen, jobs: [] });
+    assert.deepEqual(actions, []);
+  });
+
+  test('cleanup Jobs are not backups', () => {
+    const world = converged({ ...base, jobs: [cleanupJob(1, 'failed', done1)], now });
+    assert.equal(condition(world, 'BackupSucceeded')?.reason, 'NoBackupYet');
+  });
+
+  test('lastScheduleTime comes from the CronJob', () => {
+    const cronJob = structuredClone(base.cronJob!);
+    cronJob.status = { lastScheduleTime: new Date('2026-05-29T02:10:00Z') };
+    const world = converged({ ...base, cronJob, now });
+    assert.equal(status(world).lastScheduleTime, '2026-05-29T02:10:00.000Z');
+  });
+});
+
+describe('reconcile: overdue by the schedule', () => {
+  const base = converged({ backupJob: backupJob(), cronJob: undefined, jobs: [], now: T0, config });
+  const scheduled = new Date('2026-05-29T02:10:00Z');
+  const nextDue = new Date('2026-05-30T02:10:00Z').getTime() + GRACE;
+
+  const cases: [string, Date, ReturnType<typeof job>[], string, string][] = [
+    [
+      'before the grace period ends',
+      new Date(scheduled.getTime() + GRACE - 1),
+      [],
+      'Unknown',
+      'AwaitingSchedule',
+    ],
+    [
+      'past the grace without a backup',
+      new Date(scheduled.getTime() + GRACE + 1),
+      [],
+      'True',
+      'MissedSchedule',
+    ],
+    [
+      'a backup failed',
+      new Date(scheduled.getTime() + GRACE + 1),
+      [job('b-1', 'failed', minutes(5, scheduled))],
+      'True',
+      'MissedSchedule',
+    ],
+    [
+      'a backup succeeded after the scheduled time',
+      new Date(scheduled.getTime() + GRACE + 1),
+      [job('b-1', 'succeeded', minutes(5, scheduled))],
+      'False',
+      'OnSchedule',
+    ],
+  ];
+  for (const [name, now, jobs, expected, reason] of cases) {
+    test(`${name}: BackupOverdue=${expected} ${reason}`, () => {
+      const world = converged({ ...base, jobs, now });
+      const c = condition(world, 'BackupOverdue');
+      assert.equal(c?.status, expected);
+      assert.equal(c?.reason, reason);
+    });
+  }
+
+  test('overdue: a Warning once, status says why, requeue until the next due time', () => {
+    const now = new Date(scheduled.getTime() + GRACE + 1);
+    const { actions, result, next } = step({ ...base, now, config: uncapped });
+    assert.deepEqual(eventReasons(actions), ['BackupOverdue']);
+    assert.match(
+      status(next).message ?? '',
+      /no successful backup since the run scheduled at 2026-05-29T02:10/,
+    );
+    assert.deepEqual(result, { kind: 'requeueAfter', delayMs: nextDue - now.getTime() });
+    assert.deepEqual(run(next).actions, []);
+  });
+
+  test('schedules missed while suspended do not count after resuming', () => {
+    const suspended = converged({ ...withSpec(base, { suspend: true }), now: minutes(10) });
+    const resumedAt = new Date('2026-05-29T05:00:00Z');
+    const resumed = converged({ ...withSpec(suspended, { suspend: false }), now: resumedAt });
+    assert.equal(condition(resumed, 'BackupOverdue')?.status, 'Unknown');
+    const stillFine = converged({ ...resumed, now: new Date('2026-05-30T02:00:00Z') });
+    assert.equal(condition(stillFine, 'BackupOverdue')?.status, 'Unknown');
+    const missed = converged({ ...stillFine, now: new Date(nextDue + 1) });
+    assert.equal(condition(missed, 'BackupOverdue')?.status, 'True');
+  });
+
+  test('the schedule is read in spec.timeZone', () => {
+    const zoned = converged({
+      backupJob: backupJob({ spec: { timeZone: 'Asia/Tokyo' } }),
+      cronJob: undefined,
+      jobs: [],
+      now: T0,
+      config,
+    });
+    // 02:10 in Tokyo (UTC+9) is 17:10 UTC the day before; the next one is 2026-05-29T17:10Z.
+    const due = new Date('2026-05-29T17:10:00Z').getTime() + GRACE;
+    assert.deepEqual(run({ ...zoned, config: uncapped }).result, {
+      kind: 'requeueAfter',
+      delayMs: due - T0.getTime(),
+    });
+  });
+});
+
+describe('reportForbidden', () => {
+  test('Ready=False reason Forbidden with a Warning, once', () => {
+    const world = converged({
+      backupJob: backupJob(),
+      cronJob: undefined,
+      jobs: [],
+      now: T0,
+      config,
+    });
+    const message = 'forbidden: cannot update cronjobs.batch in namespace ops';
+    const actions = reportForbidden(world.backupJob!, message, minutes(1));
+    assert.deepEqual(types(actions), ['updateStatus', 'event:Forbidden']);
+    const next = applyActions(world, actions);
+    assert.equal(condition(next, 'Ready')?.reason, 'Forbidden');
+    assert.equal(status(next).ready, false);
+    assert.deepEqual(reportForbidden(next.backupJob!, message, minutes(2)), []);
+  });
+});

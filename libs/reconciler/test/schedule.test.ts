@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { normalizeSchedule, scheduleTimes, timeZoneProblem } from '../src/schedule.js';
+
+describe('normalizeSchedule accepts what the Kubernetes CronJob parser accepts', () => {
+  const accepted: [string, string][] = [
+    ['10 2 * * *', '10 2 * * *'],
+    ['*/15 * * * *', '*/15 * * * *'],
+    ['0 0 * * MON-FRI', '0 0 * * MON-FRI'],
+    ['0 0 1 jan,jul *', '0 0 1 jan,jul *'],
+    ['5/15 * ? * *', '5/15 * ? * *'],
+    ['0-30/10 1,2,3 1-31 1-12 0-6', '0-30/10 1,2,3 1-31 1-12 0-6'],
+    ['0  3 * *  *', '0 3 * * *'],
+    ['@hourly', '0 * * * *'],
+    ['@daily', '0 0 * * *'],
+    ['@midnight', '0 0 * * *'],
+    ['@weekly', '0 0 * * 0'],
+    ['@monthly', '0 0 1 * *'],
+    ['@yearly', '0 0 1 1 *'],
+    ['@annually', '0 0 1 1 *'],
+  ];
+  for (const [input, expression] of accepted) {
+    test(`"${input}"`, () => assert.deepEqual(normalizeSchedule(input), { expression }));
+  }
+});
+
+describe('normalizeSchedule rejects what Kubernetes rejects (cron-parser would accept many)', () => {
+  const rejected: [string, RegExp][] = [
+    ['0 10 2 * * *', /expected 5 fields/],
+    ['10 2 * *', /expected 5 fields/],
+    ['0 0 L * *', /day of month field "L"/],
+    ['0 0 * * 5L', /day of week/],
+    ['0 0 * * 1#2', /day of week/],
+    ['H 2 * * *', /minute field "H"/],
+    ['0 0 15W * *', /day of month/],
+    ['0 0 * * 7', /7 is outside 0-6/],
+    ['60 * * * *', /60 is outside 0-59/],
+    ['0 24 * * *', /24 is outside 0-23/],
+    ['0 0 0 * *', /0 is outside 1-31/],
+    ['0 0 * 13 *', /13 is outside 1-12/],
+    ['*/0 * * * *', /step "0"/],
+    ['1/2/3 * * * *', /too many slashes/],
+    ['1-2-3 * * * *', /too many hyphens/],
+    ['30-10 * * * *', /starts after it ends/],
+    ['1,,2 * * * *', /empty list item/],
+    ['CRON_TZ=UTC 0 0 * * *', /time zone in the schedule/],
+    ['TZ=Europe/Berlin 0 0 * * *', /time zone in the schedule/],
+    ['@every 1h', /unknown macro/],
+    ['@reboot', /unknown macro/],
+  ];
+  for (const [input, problem] of rejected) {
+    test(`"${input}"`, () => {
+      const result = normalizeSchedule(input);
+      assert.ok('problem' in result, `expected a problem for ${input}`);
+      assert.match(result.problem, problem);
+    });
+  }
+});
+
+describe('timeZoneProblem', () => {
+  for (const zone of [
+    'UTC',
+    'Etc/UTC',
+    'Europe/Berlin',
+    'America/New_York',
+    'Asia/Calcutta',
+    'US/Eastern',
+  ]) {
+    test(`accepts ${zone}`, () => assert.equal(timeZoneProblem(zone), undefined));
+  }
+  for (const zone of ['Local', 'Mars/Olympus', 'europe/berlin', 'Europe/berlin', 'Nowhere']) {
+    test(`rejects ${zone}`, () => assert.match(timeZoneProblem(zone) ?? '', /unknown time zone/));
+  }
+});
+
+describe('scheduleTimes', () => {
+  test('the previous and next run around a reference, in the given zone', () => {
+    const times = scheduleTimes('10 2 * * *', 'Europe/Berlin', new Date('2026-05-29T12:00:00Z'));
+    assert.ok(!('problem' in times));
+    // 02:10 in Berlin (CEST, UTC+2) is 00:10 UTC.
+    assert.equal(times.previous?.toISOString(), '2026-05-29T00:10:00.000Z');
+    assert.equal(times.next?.toISOString(), '2026-05-30T00:10:00.000Z');
+  });
+
+  test('a reference exactly on a scheduled time counts as previous', () => {
+    const times = scheduleTimes('0 * * * *', 'UTC', new Date('2026-05-29T12:00:00Z'));
+    assert.ok(!('problem' in times));
+    assert.equal(times.previous?.toISOString(), '2026-05-29T12:00:00.000Z');
+    assert.equal(times.next?.toISOString(), '2026-05-29T13:00:00.000Z');
+  });
+
+  test('an expression that never matches a date is a problem', () => {
+    const times = scheduleTimes('0 0 31 2 *', 'UTC', new Date('2026-05-29T12:00:00Z'));
+    assert.ok('problem' in times);
+    assert.match(times.problem, /never matches a date/);
+  });
+});
