@@ -62,6 +62,8 @@ async function launch(port: number, dir: string, extraArgs: string[]): Promise<C
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
     });
+    // Refused connections while the server boots are expected; they are retried below.
+    client.on('error', () => undefined);
     try {
       await client.connect();
       await client.ping();
