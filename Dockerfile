@@ -1,0 +1,38 @@
+# One image for both processes of backupjob-operator; the command chooses which one runs:
+#   node dist/apps/watcher/src/main.js   (the Helm chart and docker-compose.yml set this)
+#   node dist/apps/worker/src/main.js    (the default)
+# Build: docker build -t backupjob-operator:dev .
+
+ARG NODE_VERSION=24.22.3
+
+# Compiles the TypeScript with the full (dev) dependency set.
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/copy-assets.mjs scripts/
+COPY apps apps
+COPY libs libs
+RUN npm run build
+
+# Only the production dependencies, installed from the same lockfile.
+FROM node:${NODE_VERSION}-bookworm-slim AS production-dependencies
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+# Owned by root and not writable by the process: the chart also mounts the root filesystem read-only.
+COPY package.json ./
+COPY --from=production-dependencies /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# The image's unprivileged "node" user, by number so that Kubernetes can verify runAsNonRoot.
+USER 1000:1000
+# METRICS_PORT (/metrics) and HEALTH_PORT (/healthz, /readyz).
+EXPOSE 8080 8081
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.HEALTH_PORT || 8081}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/apps/worker/src/main.js"]
