@@ -1,0 +1,134 @@
+import { Backoff, sleep, type BackoffOptions } from './backoff.js';
+import { errorFields, silentLog, type Log } from './log.js';
+
+/** Where keys go: the queue library's WorkQueue.addBulk fits as it is. */
+export interface KeySink {
+  addBulk(keys: Iterable<string>, options?: { priority?: 'normal' | 'low' }): Promise<unknown>;
+}
+
+export interface KeyPumpOptions {
+  readonly sink: KeySink;
+  /** Most keys per call to the sink. */
+  readonly batchSize?: number;
+  readonly backoff?: BackoffOptions;
+  readonly log?: Log;
+}
+
+/**
+ * The watcher's outbox in front of the queue: keys wait in two local sets (normal, and low
+ * priority for bulk re-adds), so bursts coalesce before they reach Redis, informer handlers never
+ * wait on the network, and a key whose send failed stays pending and is sent again after a
+ * backoff (a Redis outage delays keys, never drops them). Normal keys go first, like the queue's
+ * own priorities; a key pending at both priorities is sent once, at normal.
+ */
+export class KeyPump {
+  private readonly normal = new Set<string>();
+  private readonly low = new Set<string>();
+  private readonly backoff: Backoff;
+  private readonly log: Log;
+  private readonly batchSize: number;
+  private readonly stopping = new AbortController();
+  private wake: (() => void) | undefined;
+  private idle: { promise: Promise<void>; resolve: () => void } | undefined;
+  private loop: Promise<void> | undefined;
+  private sending = 0;
+
+  constructor(private readonly options: KeyPumpOptions) {
+    this.backoff = new Backoff(options.backoff ?? { initialMs: 100, maxMs: 10_000 });
+    this.log = options.log ?? silentLog;
+    this.batchSize = options.batchSize ?? 1000;
+  }
+
+  add(key: string): void {
+    if (this.stopping.signal.aborted) return;
+    this.low.delete(key);
+    this.normal.add(key);
+    this.wake?.();
+  }
+
+  addLow(key: string): void {
+    if (this.stopping.signal.aborted || this.normal.has(key)) return;
+    this.low.add(key);
+    this.wake?.();
+  }
+
+  /** Keys waiting or being sent. */
+  get pending(): number {
+    return this.normal.size + this.low.size + this.sending;
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Stops sending at once; keys still pending are dropped (the next leader re-adds every key). */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** Resolves when nothing is pending (or the pump stopped). */
+  whenIdle(): Promise<void> {
+    if (this.pending === 0 || this.stopping.signal.aborted) return Promise.resolve();
+    if (!this.idle) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.idle = { promise, resolve };
+    }
+    return this.idle.promise;
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.stopping.signal;
+    while (!signal.aborted) {
+      const [set, priority] =
+        this.normal.size > 0 ? [this.normal, 'normal' as const] : [this.low, 'low' as const];
+      if (set.size === 0) {
+        this.settle();
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+        continue;
+      }
+      const batch = take(set, this.batchSize);
+      this.sending = batch.length;
+      try {
+        await this.options.sink.addBulk(batch, { priority });
+        this.sending = 0;
+        this.backoff.reset();
+      } catch (err) {
+        this.sending = 0;
+        if (signal.aborted) break;
+        for (const key of batch) {
+          if (priority === 'normal') this.add(key);
+          else this.addLow(key);
+        }
+        const delayMs = Math.round(this.backoff.next());
+        this.log.warn('enqueue failed, keys kept for retry', {
+          keys: batch.length,
+          priority,
+          retryInMs: delayMs,
+          ...errorFields(err),
+        });
+        await sleep(delayMs, signal);
+      }
+    }
+    this.settle();
+  }
+
+  private settle(): void {
+    if (this.pending > 0 && !this.stopping.signal.aborted) return;
+    this.idle?.resolve();
+    this.idle = undefined;
+  }
+}
+
+function take(set: Set<string>, max: number): string[] {
+  const batch: string[] = [];
+  for (const key of set) {
+    if (batch.length >= max) break;
+    batch.push(key);
+  }
+  for (const key of batch) set.delete(key);
+  return batch;
+}

@@ -1,0 +1,101 @@
+import {
+  LeaderElector,
+  type LeaderElectorOptions,
+  type LeaderStatusGauge,
+  type StoppedReason,
+} from './leaderelection.js';
+import { silentLog, type Log } from './log.js';
+import type { RestClient } from './rest.js';
+import { WatcherController, type WatcherControllerOptions } from './watcher-controller.js';
+
+export interface WatcherManagerOptions {
+  readonly rest: RestClient;
+  readonly leaderElection: Omit<LeaderElectorOptions, 'rest' | 'callbacks' | 'metrics' | 'log'>;
+  readonly controller: Omit<WatcherControllerOptions, 'rest' | 'log'>;
+  readonly metrics?: LeaderStatusGauge;
+  readonly log?: Log;
+  /**
+   * Leadership was lost (renewals failed past the deadline, or another holder was seen). Work has
+   * already stopped; controller-runtime exits here so the process restarts clean.
+   */
+  readonly onLost: () => void;
+}
+
+/** What /readyz reports: a standby is ready as a standby; a leader once synced and watching. */
+export interface WatcherStatus {
+  readonly leader: boolean;
+  readonly synced: boolean;
+  readonly healthy: boolean;
+  readonly ready: boolean;
+}
+
+/**
+ * The watcher app's manager: campaigns for the Lease and, while leading, runs a fresh
+ * WatcherController (informers + enqueueing); when leadership ends it stops the controller
+ * before anything else, so a successor never overlaps with it longer than a lease allows.
+ */
+export class WatcherManager {
+  readonly elector: LeaderElector;
+  private current: WatcherController | undefined;
+  private readonly log: Log;
+
+  constructor(private readonly options: WatcherManagerOptions) {
+    this.log = options.log ?? silentLog;
+    this.elector = new LeaderElector({
+      ...options.leaderElection,
+      rest: options.rest,
+      metrics: options.metrics,
+      log: this.log,
+      callbacks: {
+        onStartedLeading: (signal) => this.lead(signal),
+        onStoppedLeading: (reason) => {
+          if (reason === 'lost') options.onLost();
+        },
+      },
+    });
+  }
+
+  /** Campaigns and leads until leadership is lost or stop() is called. */
+  run(): Promise<StoppedReason> {
+    return this.elector.run();
+  }
+
+  /** SIGTERM: stop acting, release the Lease so a standby takes over within a retry period. */
+  async stop(): Promise<void> {
+    await this.elector.stop();
+    await this.current?.stop();
+  }
+
+  /** The queue lost its data: re-add every key (only the leader has keys to give). */
+  reAddAll(): number {
+    return this.current?.reAddAll() ?? 0;
+  }
+
+  get controller(): WatcherController | undefined {
+    return this.current;
+  }
+
+  status(): WatcherStatus {
+    const leader = this.elector.isLeader;
+    const synced = leader && (this.current?.synced ?? false);
+    const healthy = leader && (this.current?.healthy ?? false);
+    return { leader, synced, healthy, ready: !leader || (synced && healthy) };
+  }
+
+  private lead(signal: AbortSignal): void {
+    const controller = new WatcherController({
+      ...this.options.controller,
+      rest: this.options.rest,
+      log: this.log,
+    });
+    this.current = controller;
+    controller.start();
+    signal.addEventListener(
+      'abort',
+      () => {
+        void controller.stop();
+      },
+      { once: true },
+    );
+  }
+}

@@ -1,0 +1,58 @@
+import type { KubeObject, ManagedFieldsEntry, ObjectMeta } from './types.js';
+
+/**
+ * Cache transforms (controller-runtime's TransformFunc): the watcher needs keys and the fields
+ * its predicates compare, never specs, statuses or field sets, so caches keep only those. With
+ * metadata-only watches the server already leaves spec and status out; the transform drops the
+ * rest either way, so memory per object does not depend on what the server sent.
+ */
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+function slimMeta(meta: ObjectMeta): ObjectMeta {
+  const annotations = meta.annotations;
+  return {
+    name: meta.name,
+    namespace: meta.namespace,
+    uid: meta.uid,
+    resourceVersion: meta.resourceVersion,
+    generation: meta.generation,
+    deletionTimestamp: meta.deletionTimestamp,
+    labels: meta.labels,
+    annotations:
+      annotations && LAST_APPLIED in annotations
+        ? withoutKey(annotations, LAST_APPLIED)
+        : annotations,
+    finalizers: meta.finalizers,
+    ownerReferences: meta.ownerReferences,
+  };
+}
+
+/** For children: identity, labels and owners; no managedFields. */
+export function stripToOwnership(obj: KubeObject): KubeObject {
+  return { metadata: slimMeta(obj.metadata) };
+}
+
+/**
+ * For BackupJobs: what the update predicate compares, including who last wrote the status
+ * (managedFields entries of the status subresource, without their field sets).
+ */
+export function stripToPredicateFields(obj: KubeObject): KubeObject {
+  const statusWrites: ManagedFieldsEntry[] = [];
+  for (const entry of obj.metadata.managedFields ?? []) {
+    if (entry.subresource !== 'status') continue;
+    statusWrites.push({
+      manager: entry.manager,
+      operation: entry.operation,
+      subresource: entry.subresource,
+      time: entry.time,
+    });
+  }
+  return { metadata: { ...slimMeta(obj.metadata), managedFields: statusWrites } };
+}
+
+function withoutKey(record: Readonly<Record<string, string>>, key: string): Record<string, string> {
+  const copy = { ...record };
+  delete copy[key];
+  return copy;
+}
