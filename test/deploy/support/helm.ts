@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { dirname, join, resolve } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
 
 /** The chart, relative to the repository root the tests run from. */
 export const CHART = 'helm/backupjob-operator';
@@ -92,4 +92,27 @@ export function findObject(objects: readonly KubeObject[], kind: string, name: s
     throw new Error(`no ${kind}/${name} rendered; have ${have}`);
   }
   return found;
+}
+
+/**
+ * NOTES.txt as `helm install` would print it. Helm renders NOTES only against a cluster, so a
+ * copy of the chart turns it into a named template that a one-line manifest includes.
+ */
+export function renderNotes(sets: readonly string[] = []): string {
+  const copy = join(mkdtempSync(join(tmpdir(), 'chart-notes-')), 'chart');
+  cpSync(CHART, copy, { recursive: true });
+  const notes = readFileSync(join(copy, 'templates/NOTES.txt'), 'utf8');
+  writeFileSync(
+    join(copy, 'templates/_notes-under-test.tpl'),
+    `{{- define "notes-under-test" -}}\n${notes}{{- end }}\n`,
+  );
+  writeFileSync(
+    join(copy, 'templates/notes-under-test.yaml'),
+    'notes: {{ include "notes-under-test" . | toJson }}\n',
+  );
+  const args = templateArgs([], sets).map((arg) => (arg === CHART ? copy : arg));
+  const run = helm([...args, '--show-only', 'templates/notes-under-test.yaml']);
+  rmSync(dirname(copy), { recursive: true, force: true });
+  if (run.status !== 0) throw new Error(`rendering NOTES.txt failed: ${run.stderr}`);
+  return (parse(run.stdout) as { notes: string }).notes;
 }
