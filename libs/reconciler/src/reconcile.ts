@@ -6,6 +6,7 @@ import { READY } from './conditions.js';
 import { desiredCronJob } from './desired.js';
 import { finalize } from './finalize.js';
 import { observeBackups, observeOverdue } from './observe.js';
+import { ANNOTATION_OWNER_NAME } from './names.js';
 import { hasFinalizer, isControlledBy } from './ownership.js';
 import { ownedFieldDiff, withOwnedFields } from './owned.js';
 import { done, requeueAfter, terminal, type Result } from './result.js';
@@ -38,12 +39,22 @@ export interface ReconcileOutput {
 export function reconcile(input: ReconcileInput): ReconcileOutput {
   const { backupJob, config } = input;
   if (!backupJob) return { actions: [], result: done };
-  if (backupJob.metadata.deletionTimestamp) return finalize({ ...input, backupJob });
+  const own = { ...input, backupJob, jobs: input.jobs.filter((j) => madeFor(j, backupJob)) };
+  if (backupJob.metadata.deletionTimestamp) return finalize(own);
   const actions: Action[] = hasFinalizer(backupJob) ? [] : [{ type: 'addFinalizer' }];
   const draft = new StatusDraft(backupJob, input.now);
   const spec = effectiveSpec(backupJob, config);
-  const result = reconcileChildren(input, backupJob, spec, draft, actions);
+  const result = reconcileChildren(own, backupJob, spec, draft, actions);
   return { actions: [...actions, ...statusActions(draft)], result };
+}
+
+/**
+ * Whether a Job found by the owner label is this BackupJob's: a shortened label value could be
+ * shared by two long names, the annotation with the full name tells them apart.
+ */
+function madeFor(job: V1Job, backupJob: BackupJob): boolean {
+  const owner = job.metadata?.annotations?.[ANNOTATION_OWNER_NAME];
+  return owner === undefined || owner === backupJob.metadata.name;
 }
 
 /** Ready=False plus a Warning of the same reason when it newly reads so; the summary says why. */

@@ -406,6 +406,13 @@ describe('reconcile: observing the Jobs', () => {
     assert.deepEqual(actions, []);
   });
 
+  test('a Job labelled alike but annotated for another BackupJob is ignored', () => {
+    const other = job('b-9', 'failed', done2);
+    other.metadata!.annotations = { 'backup.ops.example.com/backupjob-name': 'someone-else' };
+    const world = converged({ ...base, jobs: [job('b-1', 'succeeded', done1), other], now });
+    assert.equal(condition(world, 'BackupSucceeded')?.status, 'True');
+  });
+
   test('cleanup Jobs are not backups', () => {
     const world = converged({ ...base, jobs: [cleanupJob(1, 'failed', done1)], now });
     assert.equal(condition(world, 'BackupSucceeded')?.reason, 'NoBackupYet');

@@ -1,0 +1,107 @@
+import { ApiException } from '@kubernetes/client-node';
+
+/** What the reconcile loop does about a failed API call. */
+export type FailureKind =
+  | 'conflict' // 409: someone wrote first or the object already exists; re-read and retry now
+  | 'notFound' // 404
+  | 'forbidden' // 403: RBAC lacks a permission
+  | 'invalid' // 400/422: the request itself is wrong; retrying the same request fails again
+  | 'transient'; // 429, 5xx, timeouts, network errors: back off
+
+export interface ApiFailure {
+  readonly kind: FailureKind;
+  readonly code: number | undefined;
+  /** The Status reason (Conflict, NotFound, Forbidden, TooManyRequests …) or the error name. */
+  readonly reason: string;
+  readonly message: string;
+  /** Retry-After in ms when the server sent one (429, 503). */
+  readonly retryAfterMs: number | undefined;
+}
+
+interface StatusBody {
+  readonly reason?: string;
+  readonly message?: string;
+}
+
+/** client-node gives the Status as a raw string for codes its OpenAPI spec does not list. */
+function statusBody(body: unknown): StatusBody {
+  if (typeof body === 'string') {
+    try {
+      return JSON.parse(body) as StatusBody;
+    } catch {
+      return { message: body };
+    }
+  }
+  return (body ?? {}) as StatusBody;
+}
+
+function headerValue(
+  headers: Record<string, string> | undefined,
+  name: string,
+): string | undefined {
+  if (!headers) return undefined;
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
+  return key === undefined ? undefined : headers[key];
+}
+
+/** Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+function kindOf(code: number): FailureKind {
+  if (code === 409) return 'conflict';
+  if (code === 404) return 'notFound';
+  if (code === 403) return 'forbidden';
+  if (code === 400 || code === 422) return 'invalid';
+  return 'transient';
+}
+
+export function classify(err: unknown): ApiFailure {
+  if (err instanceof ApiException) {
+    const code = (err as ApiException<unknown>).code;
+    const body = statusBody((err as ApiException<unknown>).body);
+    return {
+      kind: kindOf(code),
+      code,
+      reason: body.reason ?? `HTTP${code}`,
+      message: body.message ?? err.message,
+      retryAfterMs: parseRetryAfter(
+        headerValue((err as ApiException<unknown>).headers, 'retry-after'),
+      ),
+    };
+  }
+  const error = err as Error | undefined;
+  return {
+    kind: 'transient',
+    code: undefined,
+    reason: error?.name ?? 'Error',
+    message: error?.message ?? String(err),
+    retryAfterMs: undefined,
+  };
+}
+
+export function isNotFound(err: unknown): boolean {
+  return err instanceof ApiException && (err as ApiException<unknown>).code === 404;
+}
+
+/** The permission a 403 names, e.g. `User "x" cannot update resource "cronjobs" in API group "batch" in the namespace "ops"`. */
+export interface MissingPermission {
+  readonly verb: string;
+  readonly resource: string;
+  readonly group: string;
+  readonly namespace: string | undefined;
+}
+
+export function missingPermission(message: string): MissingPermission | undefined {
+  const match =
+    /cannot (\S+) resource "([^"]+)"(?: in API group "([^"]*)")?(?: in the namespace "([^"]+)")?/.exec(
+      message,
+    );
+  if (!match) return undefined;
+  const [, verb = '', resource = '', group = '', namespace] = match;
+  return { verb, resource, group, namespace };
+}

@@ -1,0 +1,48 @@
+import {
+  BatchV1Api,
+  CustomObjectsApi,
+  EventsV1Api,
+  Observable,
+  type ConfigurationOptions,
+  type KubeConfig,
+  type RequestContext,
+  type ResponseContext,
+} from '@kubernetes/client-node';
+
+/** The generated API clients the controller uses, sharing one KubeConfig. */
+export interface KubeClients {
+  readonly objects: CustomObjectsApi;
+  readonly batch: BatchV1Api;
+  readonly events: EventsV1Api;
+  /** Per-call options: a request timeout, and the Content-Type for patches. */
+  options(contentType?: string): ConfigurationOptions;
+}
+
+/**
+ * Middleware in the shape client-node's setHeaderOptions builds (its Observable). It bounds each
+ * request with a timeout, since a hung connection must not hold a key forever, and sets the
+ * Content-Type, which the generated patch methods would otherwise send as JSON patch.
+ */
+function requestMiddleware(timeoutMs: number, contentType: string | undefined) {
+  return {
+    pre: (context: RequestContext) => {
+      context.setSignal(AbortSignal.timeout(timeoutMs));
+      if (contentType) context.setHeaderParam('Content-Type', contentType);
+      return new Observable(Promise.resolve(context));
+    },
+    post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
+  };
+}
+
+export function createKubeClients(kc: KubeConfig, requestTimeoutMs = 30_000): KubeClients {
+  return {
+    objects: kc.makeApiClient(CustomObjectsApi),
+    batch: kc.makeApiClient(BatchV1Api),
+    events: kc.makeApiClient(EventsV1Api),
+    options: (contentType) =>
+      ({
+        middleware: [requestMiddleware(requestTimeoutMs, contentType)],
+        middlewareMergeStrategy: 'append',
+      }) as ConfigurationOptions,
+  };
+}

@@ -1,0 +1,138 @@
+import { PatchStrategy, type V1DeleteOptions } from '@kubernetes/client-node';
+import {
+  FINALIZER,
+  GROUP,
+  PLURAL,
+  VERSION,
+  type BackupJob,
+  type BackupJobStatus,
+} from '../../api/src/index.js';
+import type { Action } from '../../reconciler/src/index.js';
+import type { Logger } from '../../observability/src/logger.js';
+import { isNotFound } from './api-error.js';
+import type { KubeClients } from './clients.js';
+import type { EventRecorder } from './event-recorder.js';
+
+/**
+ * Carries out the reconciler's actions in order, each with a precondition so that a decision
+ * made on a stale read fails (409) instead of overwriting newer state: BackupJob patches carry
+ * metadata.resourceVersion, CronJob updates are replaces with the read resourceVersion, deletes
+ * carry the uid that was seen. The first failure stops the run; the next reconcile re-reads.
+ */
+export class ActionExecutor {
+  constructor(
+    private readonly clients: KubeClients,
+    private readonly recorder: EventRecorder,
+    private readonly log: Logger,
+  ) {}
+
+  /** Returns the number of writes made, Events included. */
+  async run(actions: readonly Action[], backupJob: BackupJob | undefined): Promise<number> {
+    let current = backupJob;
+    let writes = 0;
+    for (const action of actions) {
+      if (!current) break;
+      current = (await this.apply(action, current)) ?? current;
+      writes += 1;
+    }
+    return writes;
+  }
+
+  /** Returns the BackupJob as the write left it, when the write was to the BackupJob. */
+  private async apply(action: Action, bj: BackupJob): Promise<BackupJob | void> {
+    const namespace = bj.metadata.namespace as string;
+    const { batch } = this.clients;
+    const options = this.clients.options();
+    this.log.debug('action', { action: action.type });
+    switch (action.type) {
+      case 'addFinalizer':
+        return this.patchFinalizers(bj, [...(bj.metadata.finalizers ?? []), FINALIZER]);
+      case 'removeFinalizer':
+        return this.patchFinalizers(
+          bj,
+          (bj.metadata.finalizers ?? []).filter((f) => f !== FINALIZER),
+        );
+      case 'updateStatus':
+        return this.patchStatus(bj, action.status);
+      case 'createCronJob':
+        await batch.createNamespacedCronJob({ namespace, body: action.cronJob }, options);
+        return;
+      case 'updateCronJob': {
+        const name = action.cronJob.metadata?.name as string;
+        await batch.replaceNamespacedCronJob({ name, namespace, body: action.cronJob }, options);
+        return;
+      }
+      case 'deleteCronJob':
+        return ignoreNotFound(
+          batch.deleteNamespacedCronJob(
+            { name: action.name, namespace, ...deleteOptions(action.uid) },
+            options,
+          ),
+        );
+      case 'createJob':
+        await batch.createNamespacedJob({ namespace, body: action.job }, options);
+        return;
+      case 'deleteJob':
+        return ignoreNotFound(
+          batch.deleteNamespacedJob(
+            { name: action.name, namespace, ...deleteOptions(action.uid) },
+            options,
+          ),
+        );
+      case 'emitEvent':
+        // Events are best effort, as in client-go: a lost Event never fails a reconcile.
+        return this.recorder.record(bj, action.event).catch((err: unknown) => {
+          this.log.warn('event not recorded', { reason: action.event.reason, error: String(err) });
+        });
+    }
+  }
+
+  private async patchFinalizers(bj: BackupJob, finalizers: string[]): Promise<BackupJob> {
+    const body = { metadata: { resourceVersion: bj.metadata.resourceVersion, finalizers } };
+    return (await this.clients.objects.patchNamespacedCustomObject(
+      { ...this.target(bj), body },
+      this.clients.options(PatchStrategy.MergePatch),
+    )) as BackupJob;
+  }
+
+  private async patchStatus(bj: BackupJob, status: BackupJobStatus): Promise<BackupJob> {
+    const body = {
+      metadata: { resourceVersion: bj.metadata.resourceVersion },
+      status: withRemovals(bj.status ?? {}, status),
+    };
+    return (await this.clients.objects.patchNamespacedCustomObjectStatus(
+      { ...this.target(bj), body },
+      this.clients.options(PatchStrategy.MergePatch),
+    )) as BackupJob;
+  }
+
+  private target(bj: BackupJob) {
+    return {
+      group: GROUP,
+      version: VERSION,
+      plural: PLURAL,
+      namespace: bj.metadata.namespace as string,
+      name: bj.metadata.name as string,
+    };
+  }
+}
+
+/** Background propagation removes a CronJob's Jobs; the uid precondition spares a newer namesake. */
+function deleteOptions(uid: string): { propagationPolicy: string; body: V1DeleteOptions } {
+  return { propagationPolicy: 'Background', body: { preconditions: { uid } } };
+}
+
+async function ignoreNotFound(call: Promise<unknown>): Promise<void> {
+  try {
+    await call;
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}
+
+/** A merge patch replaces what it names; keys the next status lacks must be sent as null. */
+function withRemovals(current: BackupJobStatus, next: BackupJobStatus): Record<string, unknown> {
+  const patch: Record<string, unknown> = { ...next };
+  for (const key of Object.keys(current)) if (!(key in next)) patch[key] = null;
+  return patch;
+}

@@ -1,0 +1,5 @@
+export * from './api-error.js';
+export * from './clients.js';
+export * from './event-recorder.js';
+export * from './executor.js';
+export * from './reconcile-key.js';

@@ -1,0 +1,200 @@
+import { hostname } from 'node:os';
+import type { KubeConfig, V1CronJob, V1Job } from '@kubernetes/client-node';
+import { GROUP, PLURAL, VERSION, type BackupJob } from '../../api/src/index.js';
+import { Logger } from '../../observability/src/logger.js';
+import { TerminalError, type Result as QueueResult } from '../../queue/src/result.js';
+import {
+  cronJobName,
+  jobSelector,
+  reconcile,
+  reportForbidden,
+  type ReconcilerConfig,
+  type Result,
+} from '../../reconciler/src/index.js';
+import { classify, isNotFound, missingPermission, type ApiFailure } from './api-error.js';
+import { createKubeClients, type KubeClients } from './clients.js';
+import { EventRecorder } from './event-recorder.js';
+import { ActionExecutor } from './executor.js';
+
+export const REPORTING_CONTROLLER = 'backup.ops.example.com/backupjob-operator';
+/** A conflict is retried at once with a fresh read; 1 ms rather than 0 so it is never "no requeue". */
+export const IMMEDIATE_REQUEUE_MS = 1;
+
+export interface ReconcileKeyOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly config: ReconcilerConfig;
+  readonly logger?: Logger;
+  /** The real clock unless a test needs another. */
+  readonly clock?: () => Date;
+  /** events.k8s.io reportingInstance; the host (pod) name by default. */
+  readonly reportingInstance?: string;
+  readonly requestTimeoutMs?: number;
+  /** How many Event series are remembered for aggregation. */
+  readonly eventSeriesCacheSize?: number;
+}
+
+/**
+ * The queue handler for one `namespace/name` key: resolves to nothing (done) or
+ * `{ requeueAfter }`; throws to back off; throws TerminalError for no requeue (invalid spec).
+ */
+export type ReconcileKey = (key: string) => Promise<QueueResult>;
+
+interface World {
+  readonly backupJob: BackupJob | undefined;
+  readonly cronJob: V1CronJob | undefined;
+  readonly jobs: readonly V1Job[];
+}
+
+/** Builds the BackupJob controller's per-key reconcile: read, decide (pure), write. */
+export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
+  const clients = createKubeClients(options.kubeConfig, options.requestTimeoutMs);
+  const clock = options.clock ?? (() => new Date());
+  const baseLog = (options.logger ?? new Logger()).child({ controller: 'backupjob' });
+  const recorder = new EventRecorder(clients, {
+    controller: REPORTING_CONTROLLER,
+    instance: (options.reportingInstance ?? hostname()).slice(0, 128),
+    clock,
+    maxSeries: options.eventSeriesCacheSize,
+  });
+
+  return async (key: string): Promise<QueueResult> => {
+    const { namespace, name } = parseKey(key);
+    const log = baseLog.child({ key, namespace, name });
+    const executor = new ActionExecutor(clients, recorder, log);
+    let result: Result;
+    try {
+      const world = await readWorld(clients, namespace, name);
+      const output = reconcile({ ...world, now: clock(), config: options.config });
+      const writes = await executor.run(output.actions, world.backupJob);
+      log.debug('reconciled', { writes, result: output.result.kind });
+      result = output.result;
+    } catch (err) {
+      return handleFailure(err, { clients, executor, log, clock, namespace, name });
+    }
+    return toQueueResult(result);
+  };
+}
+
+export function parseKey(key: string): { namespace: string; name: string } {
+  const [namespace, name, ...rest] = key.split('/');
+  if (!namespace || !name || rest.length > 0) {
+    throw new TerminalError(`key "${key}" is not namespace/name`);
+  }
+  return { namespace, name };
+}
+
+function readBackupJob(clients: KubeClients, namespace: string, name: string) {
+  return orUndefined(
+    clients.objects.getNamespacedCustomObject(
+      { group: GROUP, version: VERSION, plural: PLURAL, namespace, name },
+      clients.options(),
+    ) as Promise<BackupJob>,
+  );
+}
+
+async function readWorld(clients: KubeClients, namespace: string, name: string): Promise<World> {
+  const backupJob = await readBackupJob(clients, namespace, name);
+  if (!backupJob) return { backupJob, cronJob: undefined, jobs: [] };
+  const [cronJob, jobs] = await Promise.all([
+    orUndefined(
+      clients.batch.readNamespacedCronJob(
+        { namespace, name: cronJobName(name) },
+        clients.options(),
+      ),
+    ),
+    clients.batch.listNamespacedJob(
+      { namespace, labelSelector: jobSelector(name) },
+      clients.options(),
+    ),
+  ]);
+  return { backupJob, cronJob, jobs: jobs.items };
+}
+
+async function orUndefined<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** controller-runtime's mapping: RequeueAfter → AddAfter, error → backoff, terminal → none. */
+function toQueueResult(result: Result): QueueResult {
+  switch (result.kind) {
+    case 'done':
+      return undefined;
+    case 'requeueAfter':
+      return { requeueAfter: Math.max(IMMEDIATE_REQUEUE_MS, result.delayMs) };
+    case 'error':
+      throw result.error;
+    case 'terminal':
+      throw new TerminalError(result.reason);
+  }
+}
+
+interface FailureContext {
+  readonly clients: KubeClients;
+  readonly executor: ActionExecutor;
+  readonly log: Logger;
+  readonly clock: () => Date;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** A failed API call as an error that names the call's answer, for the queue's error metrics. */
+export class ReconcileError extends Error {
+  constructor(readonly failure: ApiFailure) {
+    super(`${failure.reason}: ${failure.message}`);
+    this.name = 'ReconcileError';
+  }
+}
+
+async function handleFailure(err: unknown, ctx: FailureContext): Promise<QueueResult> {
+  const failure = classify(err);
+  const fields = { code: failure.code, reason: failure.reason, error: failure.message };
+  switch (failure.kind) {
+    case 'conflict':
+    case 'notFound':
+      // Someone wrote in between (or the object went away): read again at once.
+      ctx.log.debug('stale read; retrying now', fields);
+      return { requeueAfter: IMMEDIATE_REQUEUE_MS };
+    case 'forbidden':
+      await reportMissingPermission(failure, ctx);
+      throw new ReconcileError(failure);
+    case 'transient':
+      if (failure.retryAfterMs !== undefined) {
+        ctx.log.warn('API server asked to retry later', {
+          ...fields,
+          retryAfterMs: failure.retryAfterMs,
+        });
+        return { requeueAfter: Math.max(IMMEDIATE_REQUEUE_MS, failure.retryAfterMs) };
+      }
+      ctx.log.warn('API call failed; backing off', fields);
+      throw new ReconcileError(failure);
+    case 'invalid':
+      ctx.log.error('API server rejected a request', fields);
+      throw new ReconcileError(failure);
+  }
+}
+
+/** Logs the permission RBAC lacks and, when status can be written, says so in Ready. */
+async function reportMissingPermission(failure: ApiFailure, ctx: FailureContext): Promise<void> {
+  const permission = missingPermission(failure.message);
+  ctx.log.error('forbidden: the operator lacks a permission', {
+    ...permission,
+    error: failure.message,
+  });
+  const wanted = permission
+    ? `${permission.verb} ${permission.resource}${permission.group ? `.${permission.group}` : ''}` +
+      (permission.namespace ? ` in namespace ${permission.namespace}` : '')
+    : failure.message;
+  try {
+    const backupJob = await readBackupJob(ctx.clients, ctx.namespace, ctx.name);
+    if (!backupJob) return;
+    const actions = reportForbidden(backupJob, `the operator may not ${wanted}`, ctx.clock());
+    await ctx.executor.run(actions, backupJob);
+  } catch (err) {
+    ctx.log.warn('could not report the missing permission in status', { error: String(err) });
+  }
+}

@@ -1,0 +1,303 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { FINALIZER } from '../../api/src/index.js';
+import { TerminalError } from '../../queue/src/result.js';
+import { cronJobName } from '../../reconciler/src/index.js';
+import { IMMEDIATE_REQUEUE_MS, parseKey } from '../src/index.js';
+import {
+  NAMESPACE,
+  condition,
+  converge,
+  createBackupJob,
+  eventsFor,
+  finishJob,
+  getBackupJob,
+  getCronJob,
+  patchSpec,
+  sample,
+  startHarness,
+  writesDuring,
+  type Harness,
+} from './support.js';
+
+describe('reconcileKey against the API emulator', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.stop());
+
+  const key = (name: string) => `${NAMESPACE}/${name}`;
+
+  test('the sample gets an owned CronJob and Ready=True with observedGeneration', async () => {
+    const bj = createBackupJob(h, sample('mysql-daily'));
+    const writes = await writesDuring(h.emu, () => h.reconcileKey(key('mysql-daily')));
+    assert.deepEqual(writes, [
+      'patch backupjobs',
+      'create cronjobs',
+      'create events',
+      'patch backupjobs/status',
+    ]);
+    const cj = getCronJob(h, 'mysql-daily-backup');
+    assert.ok(cj, 'CronJob created');
+    const [ref] = cj.metadata?.ownerReferences ?? [];
+    assert.equal(ref?.uid, bj.metadata.uid);
+    assert.equal(ref?.controller, true);
+    assert.equal(ref?.blockOwnerDeletion, true);
+    assert.equal(cj.spec?.schedule, '10 2 * * *');
+    const stored = getBackupJob(h, 'mysql-daily');
+    assert.deepEqual(stored?.metadata.finalizers, [FINALIZER]);
+    assert.equal(stored?.status?.ready, true);
+    assert.equal(stored?.status?.observedGeneration, stored?.metadata.generation);
+    assert.equal(condition(stored, 'Ready')?.status, 'True');
+    assert.deepEqual(
+      eventsFor(h, 'mysql-daily').map((e) => (e as unknown as { reason: string }).reason),
+      ['CronJobCreated'],
+    );
+  });
+
+  test('reconciling the unchanged BackupJob again makes zero writes', async () => {
+    const writes = await writesDuring(h.emu, () => h.reconcileKey(key('mysql-daily')));
+    assert.deepEqual(writes, []);
+  });
+
+  test('a schedule change reaches the CronJob; Ready lastTransitionTime stays', async () => {
+    createBackupJob(h, sample('sched'));
+    await converge(h, key('sched'));
+    const before = getBackupJob(h, 'sched');
+    patchSpec(h, 'sched', { schedule: '30 4 * * *' });
+    await converge(h, key('sched'));
+    const after = getBackupJob(h, 'sched');
+    assert.equal(getCronJob(h, cronJobName('sched'))?.spec?.schedule, '30 4 * * *');
+    assert.equal(after?.metadata.generation, 2);
+    assert.equal(after?.status?.observedGeneration, 2);
+    assert.equal(condition(after, 'Ready')?.observedGeneration, 2);
+    assert.equal(
+      condition(after, 'Ready')?.lastTransitionTime,
+      condition(before, 'Ready')?.lastTransitionTime,
+    );
+  });
+
+  test('an invalid schedule: Ready=False with reason and message, no CronJob, no retry loop', async () => {
+    createBackupJob(h, sample('bad', { schedule: '0 0 L * *' }));
+    await assert.rejects(h.reconcileKey(key('bad')), TerminalError);
+    const stored = getBackupJob(h, 'bad');
+    assert.equal(condition(stored, 'Ready')?.status, 'False');
+    assert.equal(condition(stored, 'Ready')?.reason, 'InvalidSpec');
+    assert.match(condition(stored, 'Ready')?.message ?? '', /day of month field "L"/);
+    assert.equal(getCronJob(h, cronJobName('bad')), undefined);
+    const writes = await writesDuring(h.emu, () =>
+      assert.rejects(h.reconcileKey(key('bad')), TerminalError),
+    );
+    assert.deepEqual(writes, []);
+  });
+
+  test('a deleted CronJob is recreated', async () => {
+    createBackupJob(h, sample('recreate'));
+    await converge(h, key('recreate'));
+    const name = cronJobName('recreate');
+    const firstUid = getCronJob(h, name)?.metadata?.uid;
+    h.emu.objects.delete('batch/v1', 'CronJob', name, NAMESPACE);
+    assert.equal(getCronJob(h, name), undefined);
+    await converge(h, key('recreate'));
+    const again = getCronJob(h, name);
+    assert.ok(again);
+    assert.notEqual(again.metadata?.uid, firstUid);
+  });
+
+  test('an edited owned field is restored; fields others own are kept', async () => {
+    createBackupJob(h, sample('edited'));
+    await converge(h, key('edited'));
+    const name = cronJobName('edited');
+    h.emu.objects.patch('batch/v1', 'CronJob', name, NAMESPACE, {
+      metadata: { labels: { team: 'dba' } },
+      spec: { concurrencyPolicy: 'Allow', suspend: true },
+    });
+    await converge(h, key('edited'));
+    const cj = getCronJob(h, name);
+    assert.equal(cj?.spec?.concurrencyPolicy, 'Forbid');
+    assert.equal(cj?.spec?.suspend, false);
+    assert.equal(cj?.metadata?.labels?.['team'], 'dba');
+  });
+
+  test('a CronJob of that name owned by nobody here: CronJobConflict, left untouched', async () => {
+    const name = cronJobName('taken');
+    const foreign = h.emu.objects.create({
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name, namespace: NAMESPACE },
+      spec: {
+        schedule: '* * * * *',
+        jobTemplate: {
+          spec: {
+            template: {
+              spec: { restartPolicy: 'Never', containers: [{ name: 'x', image: 'busybox' }] },
+            },
+          },
+        },
+      },
+    });
+    createBackupJob(h, sample('taken'));
+    const result = await converge(h, key('taken'));
+    assert.ok((result as { requeueAfter: number }).requeueAfter > 0);
+    const stored = getBackupJob(h, 'taken');
+    assert.equal(condition(stored, 'Ready')?.reason, 'CronJobConflict');
+    assert.equal(stored?.status?.ready, false);
+    assert.equal(
+      getCronJob(h, name)?.metadata?.resourceVersion,
+      (foreign.metadata as { resourceVersion?: string }).resourceVersion,
+    );
+    const reasons = eventsFor(h, 'taken').map((e) => (e as unknown as { reason: string }).reason);
+    assert.deepEqual(reasons, ['CronJobConflict']);
+  });
+
+  test('a Job that succeeded sets lastBackupTime; one that failed sets BackupSucceeded=False', async () => {
+    createBackupJob(h, sample('jobs'));
+    await converge(h, key('jobs'));
+    const template = getCronJob(h, cronJobName('jobs'))?.spec?.jobTemplate ?? {};
+    const succeededAt = new Date(Date.now() - 120_000);
+    finishJob(h, template, 'jobs-backup-1', 'succeeded', succeededAt);
+    await converge(h, key('jobs'));
+    let stored = getBackupJob(h, 'jobs');
+    assert.equal(stored?.status?.lastBackupTime, succeededAt.toISOString());
+    assert.equal(condition(stored, 'BackupSucceeded')?.status, 'True');
+
+    finishJob(h, template, 'jobs-backup-2', 'failed', new Date(Date.now() - 60_000));
+    await converge(h, key('jobs'));
+    stored = getBackupJob(h, 'jobs');
+    assert.equal(condition(stored, 'BackupSucceeded')?.status, 'False');
+    assert.equal(condition(stored, 'BackupSucceeded')?.reason, 'BackoffLimitExceeded');
+    assert.equal(stored?.status?.lastBackupTime, succeededAt.toISOString());
+    const reasons = eventsFor(h, 'jobs').map((e) => (e as unknown as { reason: string }).reason);
+    assert.ok(reasons.includes('BackupFailed'));
+  });
+
+  test('delete with Retain: the finalizer goes at once and the BackupJob is gone', async () => {
+    createBackupJob(h, sample('retain'));
+    await converge(h, key('retain'));
+    h.emu.objects.delete('ops.example.com/v1alpha1', 'BackupJob', 'retain', NAMESPACE);
+    assert.ok(getBackupJob(h, 'retain')?.metadata.deletionTimestamp, 'held by the finalizer');
+    assert.equal(await h.reconcileKey(key('retain')), undefined);
+    assert.equal(getBackupJob(h, 'retain'), undefined);
+    assert.equal(await h.reconcileKey(key('retain')), undefined, 'gone → done');
+  });
+
+  test('delete with Delete: cleanup Job; its failure keeps the object Terminating; a retry finishes', async () => {
+    createBackupJob(h, sample('purge', { deletionPolicy: 'Delete' }));
+    await converge(h, key('purge'));
+    h.emu.objects.delete('ops.example.com/v1alpha1', 'BackupJob', 'purge', NAMESPACE);
+    await converge(h, key('purge'));
+    assert.equal(getCronJob(h, cronJobName('purge')), undefined, 'no new backups during cleanup');
+    const jobs = () =>
+      h.emu.objects
+        .list('batch/v1', 'Job', NAMESPACE)
+        .filter((j) => j.metadata.name?.startsWith('purge-cleanup'));
+    const [first] = jobs();
+    assert.equal(first?.metadata.name, 'purge-cleanup-1');
+    const env = (
+      first as unknown as {
+        spec: { template: { spec: { containers: { env: { name: string; value: string }[] }[] } } };
+      }
+    ).spec.template.spec.containers[0]?.env;
+    assert.equal(env?.find((e) => e.name === 'BACKUP_MODE')?.value, 'cleanup');
+
+    // The cleanup pod fails: the object stays, status and a Warning say why.
+    failJob(h, 'purge-cleanup-1');
+    await converge(h, key('purge'));
+    const stored = getBackupJob(h, 'purge');
+    assert.ok(stored, 'still Terminating');
+    assert.equal(condition(stored, 'CleanupSucceeded')?.status, 'False');
+    assert.equal(condition(stored, 'CleanupSucceeded')?.reason, 'BackoffLimitExceeded');
+    const reasons = () =>
+      eventsFor(h, 'purge').map((e) => (e as unknown as { reason: string }).reason);
+    assert.ok(reasons().includes('CleanupFailed'));
+
+    // Past the retry backoff, attempt 2 runs and succeeds: the finalizer goes.
+    h.advanceClock(60 * 60_000);
+    await converge(h, key('purge'));
+    assert.deepEqual(
+      jobs().map((j) => j.metadata.name),
+      ['purge-cleanup-2'],
+    );
+    succeedJob(h, 'purge-cleanup-2');
+    await converge(h, key('purge'));
+    assert.equal(getBackupJob(h, 'purge'), undefined);
+    assert.ok(reasons().includes('CleanupSucceeded'));
+    h.advanceClock(-60 * 60_000);
+  });
+
+  test('parseKey', () => {
+    assert.deepEqual(parseKey('ops/a'), { namespace: 'ops', name: 'a' });
+    assert.throws(() => parseKey('a'), TerminalError);
+    assert.throws(() => parseKey('a/b/c'), TerminalError);
+  });
+
+  test('409 Conflict → immediate requeue; the next run converges', async () => {
+    createBackupJob(h, sample('conflict'));
+    h.emu.core.faults.addError({
+      code: 409,
+      count: 1,
+      match: { verb: 'create', resource: 'cronjobs' },
+    });
+    assert.deepEqual(await h.reconcileKey(key('conflict')), { requeueAfter: IMMEDIATE_REQUEUE_MS });
+    await converge(h, key('conflict'));
+    assert.ok(getCronJob(h, cronJobName('conflict')));
+  });
+
+  test('429 with Retry-After → requeue no sooner than asked; 5xx → error (backoff)', async () => {
+    createBackupJob(h, sample('throttled'));
+    h.emu.core.faults.addError({
+      code: 429,
+      count: 1,
+      retryAfterSeconds: 3,
+      match: { resource: 'backupjobs' },
+    });
+    assert.deepEqual(await h.reconcileKey(key('throttled')), { requeueAfter: 3000 });
+    h.emu.core.faults.addError({ code: 503, count: 1, match: { resource: 'cronjobs' } });
+    await assert.rejects(h.reconcileKey(key('throttled')), /ServiceUnavailable/);
+    await converge(h, key('throttled'));
+    assert.equal(getBackupJob(h, 'throttled')?.status?.ready, true);
+  });
+});
+
+function finish(h: Harness, name: string, status: Record<string, unknown>): void {
+  const job = h.emu.objects.get('batch/v1', 'Job', name, NAMESPACE);
+  assert.ok(job, `Job ${name} exists`);
+  h.emu.objects.update({ ...job, status } as typeof job, 'status');
+}
+
+function failJob(h: Harness, name: string): void {
+  const time = new Date().toISOString();
+  finish(h, name, {
+    failed: 1,
+    startTime: time,
+    conditions: [
+      {
+        type: 'FailureTarget',
+        status: 'True',
+        reason: 'BackoffLimitExceeded',
+        lastTransitionTime: time,
+      },
+      {
+        type: 'Failed',
+        status: 'True',
+        reason: 'BackoffLimitExceeded',
+        message: 'Job has reached the specified backoff limit',
+        lastTransitionTime: time,
+      },
+    ],
+  });
+}
+
+function succeedJob(h: Harness, name: string): void {
+  const time = new Date().toISOString();
+  finish(h, name, {
+    succeeded: 1,
+    startTime: time,
+    completionTime: time,
+    conditions: [
+      { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: time },
+      { type: 'Complete', status: 'True', lastTransitionTime: time },
+    ],
+  });
+}

@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { KubeConfig, type V1CronJob, type V1Job } from '@kubernetes/client-node';
+import { parse } from 'yaml';
+import { API_VERSION, KIND, backupJobCrd, type BackupJob } from '../../api/src/index.js';
+import { start, type Emulator, type KubeObject } from '../../apiserver-emulator/src/index.js';
+import { Logger } from '../../observability/src/logger.js';
+import { reconcilerConfig } from '../../reconciler/src/index.js';
+import { createReconcileKey, type ReconcileKey } from '../src/index.js';
+
+export const SAMPLE_FILE = 'config/samples/ops_v1alpha1_backupjob.yaml';
+export const NAMESPACE = 'ops';
+export const config = reconcilerConfig({ defaultImage: 'registry.example.com/backup:1.0' });
+
+/** Verbs that change state; reads and watches are not writes. */
+const READS = ['get', 'list', 'watch'];
+
+export interface Harness {
+  readonly emu: Emulator;
+  readonly kc: KubeConfig;
+  readonly logLines: string[];
+  readonly reconcileKey: ReconcileKey;
+  /** Shifts the controller's clock, to pass a backoff without waiting for it. */
+  advanceClock(ms: number): void;
+  stop(): Promise<void>;
+}
+
+export async function startHarness(): Promise<Harness> {
+  const emu = await start({ port: 0, namespaces: [NAMESPACE] });
+  emu.objects.create(backupJobCrd() as unknown as KubeObject);
+  const kc = new KubeConfig();
+  kc.loadFromString(emu.kubeconfig);
+  const logLines: string[] = [];
+  let offsetMs = 0;
+  const reconcileKey = createReconcileKey({
+    kubeConfig: kc,
+    config,
+    clock: () => new Date(Date.now() + offsetMs),
+    logger: new Logger({ level: 'debug', sink: (line) => logLines.push(line) }),
+    reportingInstance: 'test-worker',
+  });
+  return {
+    emu,
+    kc,
+    logLines,
+    reconcileKey,
+    advanceClock: (ms) => {
+      offsetMs += ms;
+    },
+    stop: () => emu.stop(),
+  };
+}
+
+/** The writes (non-read requests) the emulator answered while `fn` ran. */
+export async function writesDuring(emu: Emulator, fn: () => Promise<unknown>): Promise<string[]> {
+  const mark = emu.core.log.mark();
+  await fn();
+  return emu.core.log
+    .entries({ since: mark })
+    .filter((r) => !READS.includes(r.verb))
+    .map((r) => `${r.verb} ${r.resource}${r.subresource ? `/${r.subresource}` : ''}`);
+}
+
+/** Reconciles until a run writes nothing; fails if that takes more than a few runs. */
+export async function converge(h: Harness, key: string): Promise<unknown> {
+  for (let i = 0; i < 6; i++) {
+    let result: unknown;
+    const writes = await writesDuring(h.emu, async () => {
+      result = await h.reconcileKey(key);
+    });
+    if (writes.length === 0) return result;
+  }
+  assert.fail(`${key} did not converge`);
+}
+
+export function sample(name: string, spec: Partial<BackupJob['spec']> = {}): BackupJob {
+  const base = parse(readFileSync(SAMPLE_FILE, 'utf8')) as BackupJob;
+  return {
+    ...base,
+    metadata: { ...base.metadata, name, namespace: NAMESPACE },
+    spec: { ...base.spec, ...spec },
+  };
+}
+
+export function createBackupJob(h: Harness, bj: BackupJob): BackupJob {
+  return h.emu.objects.create(bj as unknown as KubeObject) as unknown as BackupJob;
+}
+
+export function getBackupJob(h: Harness, name: string): BackupJob | undefined {
+  return h.emu.objects.get(API_VERSION, KIND, name, NAMESPACE) as unknown as BackupJob | undefined;
+}
+
+export function patchSpec(h: Harness, name: string, spec: Partial<BackupJob['spec']>): void {
+  h.emu.objects.patch(API_VERSION, KIND, name, NAMESPACE, { spec });
+}
+
+export function getCronJob(h: Harness, name: string): V1CronJob | undefined {
+  return h.emu.objects.get('batch/v1', 'CronJob', name, NAMESPACE) as unknown as
+    V1CronJob | undefined;
+}
+
+export function condition(bj: BackupJob | undefined, type: string) {
+  return bj?.status?.conditions?.find((c) => c.type === type);
+}
+
+/** A Job as the CronJob controller would start it, finished the given way (no kubelet runs here). */
+export function finishJob(
+  h: Harness,
+  template: { metadata?: V1Job['metadata']; spec?: V1Job['spec'] },
+  name: string,
+  state: 'succeeded' | 'failed',
+  at: Date,
+): V1Job {
+  const created = h.emu.objects.create({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { ...template.metadata, name, namespace: NAMESPACE },
+    spec: template.spec,
+  } as unknown as KubeObject) as unknown as V1Job;
+  const time = at.toISOString();
+  const conditions =
+    state === 'succeeded'
+      ? [
+          { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: time },
+          { type: 'Complete', status: 'True', lastTransitionTime: time },
+        ]
+      : [
+          {
+            type: 'FailureTarget',
+            status: 'True',
+            reason: 'BackoffLimitExceeded',
+            lastTransitionTime: time,
+          },
+          {
+            type: 'Failed',
+            status: 'True',
+            reason: 'BackoffLimitExceeded',
+            message: 'Job has reached the specified backoff limit',
+            lastTransitionTime: time,
+          },
+        ];
+  const status = {
+    startTime: new Date(at.getTime() - 60_000).toISOString(),
+    ...(state === 'succeeded' ? { completionTime: time, succeeded: 1 } : { failed: 1 }),
+    conditions,
+  };
+  return h.emu.objects.update(
+    { ...created, status } as unknown as KubeObject,
+    'status',
+  ) as unknown as V1Job;
+}
+
+export function eventsFor(h: Harness, name: string): KubeObject[] {
+  return h.emu.objects
+    .list('events.k8s.io/v1', 'Event', NAMESPACE)
+    .filter((e) => (e as unknown as { regarding?: { name?: string } }).regarding?.name === name);
+}
