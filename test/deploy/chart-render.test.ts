@@ -345,26 +345,4 @@ describe('scenarios', () => {
       password: 'change-me',
     });
   });
-
-  test('KEDA with the Redis list-length trigger: one trigger per list, password from the worker env', async () => {
-    const objects = renderChart(
-      [`${CHART}/ci/keda-values.yaml`],
-      [
-        'worker.keda.trigger=redis',
-        'worker.keda.redis.address=redis-master.redis.svc:6379',
-        'worker.keda.redis.listNames={a,b}',
-      ],
-    );
-    const scaled = findObject(objects, 'ScaledObject', 'backup-operator-worker') as KubeObject & {
-      spec: { triggers: { type: string; metadata: Record<string, string> }[] };
-    };
-    assert.deepEqual(
-      scaled.spec.triggers.map((t) => [t.type, t.metadata.listName, t.metadata.passwordFromEnv]),
-      [
-        ['redis', 'a', 'REDIS_PASSWORD'],
-        ['redis', 'b', 'REDIS_PASSWORD'],
-      ],
-    );
-    assert.deepEqual(await validateObject(scaled), []);
-  });
 });

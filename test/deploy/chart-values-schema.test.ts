@@ -64,14 +64,6 @@ describe('values.schema.json and the chart reject bad values with a message nami
       rejected(['worker.serviceAccount.create=false']),
       /worker\.serviceAccount\.name is required when worker\.serviceAccount\.create is false/,
     );
-    assert.match(
-      rejected([
-        'worker.keda.enabled=true',
-        'worker.keda.trigger=redis',
-        'worker.keda.redis.address=r:6379',
-      ]),
-      /worker\.keda\.redis\.listNames must name at least one list/,
-    );
   });
 
   test('combinations that contradict each other', () => {
