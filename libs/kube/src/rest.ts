@@ -91,7 +91,10 @@ export class RestClient {
     };
     if (options.body !== undefined)
       headers['content-type'] = options.contentType ?? 'application/json';
-    const signals = [options.signal, timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined];
+    const signals = [
+      options.signal,
+      timeoutMs ? AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs))) : undefined,
+    ];
     return fetch(url, {
       method,
       headers,
