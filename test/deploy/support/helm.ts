@@ -15,6 +15,7 @@ export const HELM = resolve(process.env.HELM ?? '.tools/helm/bin/helm');
 // Helm writes caches and reads repositories under HOME; a private one keeps the runs hermetic,
 // and KUBECONFIG=/dev/null makes sure nothing reaches a cluster.
 const helmHome = mkdtempSync(join(tmpdir(), 'helm-home-'));
+process.on('exit', () => rmSync(helmHome, { recursive: true, force: true }));
 
 export interface HelmRun {
   status: number;
