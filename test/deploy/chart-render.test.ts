@@ -71,6 +71,22 @@ describe('every rendered object validates against the Kubernetes schemas, unknow
   }
 });
 
+test('every optional value set at once renders valid objects', async () => {
+  const objects = renderChart(['test/deploy/fixtures/every-option-values.yaml']);
+  const problems = (await Promise.all(objects.map(validateObject))).flat();
+  // The fixture brings its own watcher ServiceAccount.
+  problems.push(...crossCheck(objects, ['existing-watcher']));
+  assert.deepEqual(problems, []);
+  const watcher = objects.find(
+    (o) => o.kind === 'Deployment' && o.metadata.name === 'bjo-watcher',
+  ) as Deployment;
+  assert.equal(watcher.spec.template.spec.serviceAccountName, 'existing-watcher');
+  assert.equal(
+    env(watcher.spec.template.spec.containers[0]!, 'NODE_OPTIONS')?.value,
+    '--max-old-space-size=200',
+  );
+});
+
 describe('the validator itself', () => {
   const [crd, ...rendered] = renderChart();
   const worker = structuredClone(deployment(rendered, 'worker'));

@@ -126,7 +126,10 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
  * What the API server checks beyond the schema and the schema packages cannot: object names,
  * and references between the rendered objects (selectors that select, bindings that bind).
  */
-export function crossCheck(objects: readonly KubeObject[]): string[] {
+export function crossCheck(
+  objects: readonly KubeObject[],
+  externalServiceAccounts: readonly string[] = [],
+): string[] {
   const problems: string[] = [];
   const podLabels = objects
     .filter((o) => o.kind === 'Deployment')
@@ -146,7 +149,7 @@ export function crossCheck(objects: readonly KubeObject[]): string[] {
       problems.push(`${id}: selects no pod of the chart`);
     }
     if (object.kind === 'RoleBinding' || object.kind === 'ClusterRoleBinding') {
-      problems.push(...bindingProblems(object, objects));
+      problems.push(...bindingProblems(object, objects, externalServiceAccounts));
     }
   }
   return problems;
@@ -173,7 +176,11 @@ function matches(selector: Record<string, string>, labels: Record<string, string
   return Object.entries(selector).every(([k, v]) => labels[k] === v);
 }
 
-function bindingProblems(binding: KubeObject, objects: readonly KubeObject[]): string[] {
+function bindingProblems(
+  binding: KubeObject,
+  objects: readonly KubeObject[],
+  externalServiceAccounts: readonly string[],
+): string[] {
   const id = `${binding.kind}/${binding.metadata.name}`;
   const roleRef = binding.roleRef as { kind: string; name: string };
   const subjects = binding.subjects as { kind: string; name: string; namespace: string }[];
@@ -192,7 +199,10 @@ function bindingProblems(binding: KubeObject, objects: readonly KubeObject[]): s
         o.metadata.name === subject.name &&
         o.metadata.namespace === subject.namespace,
     );
-    if (subject.kind !== 'ServiceAccount' || !account) {
+    if (
+      subject.kind !== 'ServiceAccount' ||
+      (!account && !externalServiceAccounts.includes(subject.name))
+    ) {
       problems.push(
         `${id}: subject ${subject.kind}/${subject.namespace}/${subject.name} is not rendered`,
       );
