@@ -1,0 +1,176 @@
+import { Redis } from 'ioredis';
+import { cpuSeconds } from '../lib/proc.js';
+import {
+  addBuckets,
+  bucketsOf,
+  diffBuckets,
+  scrape,
+  sumOf,
+  type Buckets,
+  type Sample,
+} from '../lib/prom.js';
+import { parseCommandStats } from '../lib/redis-stats.js';
+import type { EmulatorHandle } from './emulator.js';
+import type { SystemUnderTest } from './system.js';
+
+/** Everything cumulative the bench reads at one moment, so two of them give a window. */
+export interface Snapshot {
+  readonly at: number;
+  /** Samples per operator process name. */
+  readonly metrics: ReadonlyMap<string, readonly Sample[]>;
+  /** Cumulative CPU seconds per process name (operator processes, emulator, redis). */
+  readonly cpu: Readonly<Record<string, number>>;
+  /** Emulator requests: `verb group/resource[/sub] user` → count. */
+  readonly requests: Readonly<Record<string, number>>;
+  readonly redisCommands: Readonly<Record<string, number>>;
+}
+
+async function redisInfo(url: string): Promise<{ cpu: number; commands: Record<string, number> }> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    const cpu = await redis.info('cpu');
+    const num = (f: string) => Number(new RegExp(`^${f}:([\\d.]+)`, 'm').exec(cpu)?.[1] ?? 0);
+    return {
+      cpu: num('used_cpu_user') + num('used_cpu_sys'),
+      commands: parseCommandStats(await redis.info('commandstats')),
+    };
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export async function snapshot(sys: SystemUnderTest, emu: EmulatorHandle): Promise<Snapshot> {
+  const metrics = new Map<string, readonly Sample[]>();
+  const cpu: Record<string, number> = {};
+  await Promise.all(
+    sys.processes.map(async (p) => {
+      metrics.set(p.name, await scrape(p.metricsUrl).catch(() => []));
+      try {
+        cpu[p.name] = cpuSeconds(p.proc.child.pid ?? 0);
+      } catch {
+        cpu[p.name] = Number.NaN;
+      }
+    }),
+  );
+  cpu.emulator = cpuSeconds(emu.pid);
+  let redisCommands: Record<string, number> = {};
+  if (sys.redis) {
+    const info = await redisInfo(sys.redis.url);
+    cpu.redis = info.cpu;
+    redisCommands = info.commands;
+  }
+  return {
+    at: Date.now(),
+    metrics,
+    cpu,
+    requests: await emu.call('requests', undefined),
+    redisCommands,
+  };
+}
+
+export function total(s: Snapshot, metric: string, labels = {}): number {
+  let n = 0;
+  for (const samples of s.metrics.values()) n += sumOf(samples, metric, labels);
+  return n;
+}
+
+export function buckets(s: Snapshot, metric: string): Buckets {
+  return addBuckets([...s.metrics.values()].map((samples) => bucketsOf(samples, metric)));
+}
+
+/** What happened between two snapshots. */
+export interface Window {
+  readonly seconds: number;
+  readonly reconciles: number;
+  /** CPU seconds per process in the window, plus `operator` (all operator processes). */
+  readonly cpu: Record<string, number>;
+  /** Requests by verb (get, list, watch, create, update, patch, delete). */
+  readonly requestsByVerb: Record<string, number>;
+  /** Requests by `verb resource`. */
+  readonly requests: Record<string, number>;
+  readonly redisCommands: Record<string, number>;
+  readonly queueWait: Buckets;
+}
+
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+export function writes(w: Window): number {
+  return Object.entries(w.requestsByVerb)
+    .filter(([verb]) => WRITE_VERBS.has(verb))
+    .reduce((a, [, n]) => a + n, 0);
+}
+
+function delta(
+  after: Readonly<Record<string, number>>,
+  before: Readonly<Record<string, number>>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(after)) {
+    const d = v - (before[k] ?? 0);
+    if (d !== 0) out[k] = d;
+  }
+  return out;
+}
+
+export function windowOf(before: Snapshot, after: Snapshot): Window {
+  const requests: Record<string, number> = {};
+  const requestsByVerb: Record<string, number> = {};
+  for (const [id, n] of Object.entries(delta(after.requests, before.requests))) {
+    const [verb = '', resource = ''] = id.split(' ');
+    requests[`${verb} ${resource}`] = (requests[`${verb} ${resource}`] ?? 0) + n;
+    requestsByVerb[verb] = (requestsByVerb[verb] ?? 0) + n;
+  }
+  const cpu = delta(after.cpu, before.cpu);
+  cpu.operator = Object.entries(cpu)
+    .filter(([name]) => name !== 'emulator' && name !== 'redis')
+    .reduce((a, [, v]) => a + v, 0);
+  const redisCommands = delta(after.redisCommands, before.redisCommands);
+  for (const k of Object.keys(redisCommands)) {
+    if (k === 'info' || k.startsWith('config')) delete redisCommands[k];
+  }
+  return {
+    seconds: (after.at - before.at) / 1000,
+    reconciles:
+      total(after, 'controller_runtime_reconcile_total') -
+      total(before, 'controller_runtime_reconcile_total'),
+    cpu,
+    requestsByVerb,
+    requests,
+    redisCommands,
+    queueWait: diffBuckets(
+      buckets(after, 'workqueue_queue_duration_seconds'),
+      buckets(before, 'workqueue_queue_duration_seconds'),
+    ),
+  };
+}
+
+/**
+ * Waits until the system has nothing queued or running and no reconcile finished for `quietMs`:
+ * the end of a pass over the keys.
+ */
+export async function waitQuiet(
+  sys: SystemUnderTest,
+  timeoutMs: number,
+  quietMs = 1500,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let last = -1;
+  let since = Date.now();
+  while (Date.now() < deadline) {
+    let reconciles = 0;
+    let busy = 0;
+    for (const p of sys.processes) {
+      const samples = await scrape(p.metricsUrl).catch(() => []);
+      reconciles += sumOf(samples, 'controller_runtime_reconcile_total');
+      busy +=
+        sumOf(samples, 'workqueue_depth') + sumOf(samples, 'controller_runtime_active_workers');
+    }
+    if (reconciles !== last || busy > 0) {
+      last = reconciles;
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs) return true;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return false;
+}

@@ -1,0 +1,180 @@
+import { fileURLToPath } from 'node:url';
+import { freePort, startProcess, type ManagedProcess } from '../../libs/testing/src/index.js';
+import { startRedisServer, type RedisServer } from '../../libs/testing/src/redis-server.js';
+
+const node = process.execPath;
+const dist = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
+
+export type Role = 'watcher' | 'worker' | 'baseline';
+
+export interface OperatorProcess {
+  readonly role: Role;
+  readonly name: string;
+  readonly proc: ManagedProcess;
+  readonly metricsUrl: string;
+  readonly healthUrl?: string;
+}
+
+/** A running system under test: the real operator or the single-process baseline. */
+export interface SystemUnderTest {
+  readonly label: string;
+  readonly processes: OperatorProcess[];
+  readonly redis?: RedisServer;
+  /** Every key is enqueued again (a resync), as the system itself would do it. */
+  resync(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface CommonOptions {
+  readonly kubeconfigPath: string;
+  /** Extra node flags for the busiest process kind, e.g. --cpu-prof. */
+  readonly execArgv?: readonly string[];
+  readonly echo?: boolean;
+}
+
+async function poll(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function ok(url: string): Promise<boolean> {
+  const res = await fetch(url);
+  await res.arrayBuffer();
+  return res.ok;
+}
+
+async function spawnNode(
+  role: Role,
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  opts: CommonOptions & { health?: boolean },
+): Promise<OperatorProcess> {
+  const metricsPort = await freePort();
+  const healthPort = await freePort();
+  const proc = startProcess({
+    name,
+    command: node,
+    args: [...(opts.execArgv ?? []), entry],
+    env: {
+      KUBECONFIG: opts.kubeconfigPath,
+      METRICS_PORT: String(metricsPort),
+      METRICS_BIND_ADDRESS: '127.0.0.1',
+      HEALTH_PORT: String(healthPort),
+      HEALTH_BIND_ADDRESS: '127.0.0.1',
+      POD_NAME: name,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    echo: opts.echo,
+  });
+  return {
+    role,
+    name,
+    proc,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    healthUrl: opts.health ? `http://127.0.0.1:${healthPort}` : undefined,
+  };
+}
+
+async function stopAll(processes: readonly OperatorProcess[]): Promise<void> {
+  await Promise.all(processes.map((p) => p.proc.stop('SIGTERM', 10_000)));
+}
+
+export interface OperatorOptions extends CommonOptions {
+  readonly workers: number;
+  readonly concurrency: number;
+  readonly shards: number;
+}
+
+/** The product: Redis, one leader-elected watcher and N worker processes, as real processes. */
+export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest> {
+  const redis = await startRedisServer();
+  const common = {
+    REDIS_URL: redis.url,
+    QUEUE_SHARDS: String(o.shards),
+    LEADER_ELECTION_NAMESPACE: 'default',
+    POD_NAMESPACE: 'default',
+  };
+  const processes: OperatorProcess[] = [];
+  const readyz = (p: OperatorProcess) =>
+    poll(`${p.name} ready`, 60_000, () => ok(`${p.healthUrl}/readyz`));
+  const startWatcher = async (n: number) => {
+    const w = await spawnNode('watcher', `watcher-${n}`, dist('apps/watcher/src/main.js'), common, {
+      ...o,
+      execArgv: [],
+      health: true,
+    });
+    processes.unshift(w);
+    await readyz(w);
+  };
+  try {
+    const workers = await Promise.all(
+      Array.from({ length: o.workers }, (_, i) =>
+        spawnNode(
+          'worker',
+          `worker-${i}`,
+          dist('apps/worker/src/main.js'),
+          { ...common, WORKER_CONCURRENCY: String(o.concurrency) },
+          { ...o, health: true },
+        ),
+      ),
+    );
+    processes.push(...workers);
+    await Promise.all(workers.map(readyz));
+    let generation = 0;
+    await startWatcher(generation++);
+    return {
+      label: `operator ${o.workers}×${o.concurrency}`,
+      processes,
+      redis,
+      // A new leader enqueues every key it knows: restarting the watcher is a resync on demand.
+      async resync() {
+        const old = processes.shift() as OperatorProcess;
+        await old.proc.stop('SIGTERM', 10_000);
+        await startWatcher(generation++);
+      },
+      async stop() {
+        await stopAll(processes);
+        await redis.stop();
+      },
+    };
+  } catch (err) {
+    await stopAll(processes);
+    await redis.stop();
+    throw err;
+  }
+}
+
+export interface BaselineOptions extends CommonOptions {
+  readonly concurrency: number;
+}
+
+/** The single-process client-node operator with the same reconciler (bench/baseline). */
+export async function startBaseline(o: BaselineOptions): Promise<SystemUnderTest> {
+  const p = await spawnNode(
+    'baseline',
+    `baseline-c${o.concurrency}`,
+    dist('bench/baseline/main.js'),
+    { CONCURRENCY: String(o.concurrency) },
+    o,
+  );
+  try {
+    await p.proc.waitForLine(/informers synced/, 120_000);
+  } catch (err) {
+    await p.proc.stop('SIGKILL');
+    throw new Error(`${String(err)}\n${p.proc.lines.slice(-20).join('\n')}`, { cause: err });
+  }
+  return {
+    label: `baseline c=${o.concurrency}`,
+    processes: [p],
+    async resync() {
+      p.proc.child.kill('SIGUSR2');
+    },
+    stop: () => stopAll([p]),
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * `npm run bench [-- --quick] [-- --scenario <name>[,<name>]] [-- --systems operator,baseline]`
+ * Runs the scenarios, prints a table per scenario, writes bench/results/<date>.json and
+ * regenerates docs/performance.md with its SVG charts.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { describeMachine } from './lib/machine.js';
+import { writeReport, textTable } from './lib/report.js';
+import type { BenchResults, ScenarioResult } from './lib/result.js';
+import { SIZES } from './sizes.js';
+import { SCENARIOS } from './scenarios/index.js';
+import type { BenchContext, SystemKind } from './scenarios/context.js';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    scenario: { type: 'string', multiple: true },
+    systems: { type: 'string', default: 'operator,baseline' },
+    'results-dir': { type: 'string', default: 'bench/results' },
+    'docs-dir': { type: 'string', default: 'docs' },
+  },
+});
+
+const size = SIZES[values.quick ? 'quick' : 'default'];
+const wanted = (values.scenario ?? []).flatMap((s) => s.split(',')).filter(Boolean);
+const known = SCENARIOS.map((s) => s.name);
+for (const name of wanted) {
+  if (!known.includes(name)) {
+    console.error(`--scenario: unknown "${name}"; one of ${known.join(', ')}`);
+    process.exit(2);
+  }
+}
+const systems = new Set(values.systems.split(',').map((s) => s.trim())) as Set<SystemKind>;
+for (const s of systems) {
+  if (s !== 'operator' && s !== 'baseline') {
+    console.error(`--systems: unknown "${s}"; operator and/or baseline`);
+    process.exit(2);
+  }
+}
+
+const started = Date.now();
+const log = (message: string) => {
+  const t = ((Date.now() - started) / 1000).toFixed(0).padStart(5);
+  process.stderr.write(`[bench ${t}s] ${message}\n`);
+};
+const ctx: BenchContext = { size, systems, log, baselineBest: new Map() };
+const argv = process.argv.slice(2).join(' ');
+const command = `npm run bench${argv ? ` -- ${argv}` : ''}`;
+
+const results: ScenarioResult[] = [];
+for (const scenario of SCENARIOS.filter((s) => wanted.length === 0 || wanted.includes(s.name))) {
+  log(`scenario ${scenario.name} (${size.name})`);
+  const t0 = Date.now();
+  const scenarioCommand = `npm run bench -- ${size.name === 'quick' ? '--quick ' : ''}--scenario ${scenario.name}`;
+  try {
+    const out = await scenario.run(ctx);
+    results.push({
+      ...out,
+      name: scenario.name,
+      title: scenario.title,
+      command: scenarioCommand,
+      seconds: (Date.now() - t0) / 1000,
+    });
+  } catch (err) {
+    log(
+      `scenario ${scenario.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+    );
+    results.push({
+      name: scenario.name,
+      title: scenario.title,
+      command: scenarioCommand,
+      seconds: (Date.now() - t0) / 1000,
+      settings: {},
+      tables: [],
+      error: err instanceof Error ? err.message : String(err),
+    });
+  }
+  const last = results[results.length - 1] as ScenarioResult;
+  for (const t of last.tables) {
+    if (t.rows.length === 0) continue;
+    process.stdout.write(`\n== ${last.title}${t.title ? ` — ${t.title}` : ''}\n${textTable(t)}\n`);
+  }
+  for (const g of last.goals ?? []) {
+    process.stdout.write(
+      `goal: ${g.goal}: ${g.measured} (target ${g.target}) ${g.met ? 'met' : 'MISSED'}\n`,
+    );
+  }
+}
+
+const now = new Date();
+const bench: BenchResults = {
+  date: now.toISOString(),
+  size: size.name,
+  command,
+  machine: describeMachine(),
+  systems: [...systems],
+  seconds: (Date.now() - started) / 1000,
+  scenarios: results,
+};
+const stamp = now.toISOString().slice(0, 16).replace(/:/g, '');
+const resultsDir = values['results-dir'];
+mkdirSync(resultsDir, { recursive: true });
+const file = join(resultsDir, `${stamp}Z${size.name === 'quick' ? '-quick' : ''}.json`);
+writeFileSync(file, `${JSON.stringify(bench, null, 2)}\n`);
+writeReport(bench, values['docs-dir'], relative(process.cwd(), file));
+log(
+  `wrote ${file} and ${join(values['docs-dir'], 'performance.md')} in ${Math.round(bench.seconds)} s`,
+);
+process.exit(results.some((r) => r.error) ? 1 : 0);

@@ -1,0 +1,271 @@
+import { round } from '../lib/stats.js';
+import type { Cell, Chart, Goal, Table } from '../lib/result.js';
+import { cpuSeconds } from '../lib/proc.js';
+import { snapshot, windowOf } from '../env/measure.js';
+import { waitFor, withWorld } from '../env/world.js';
+import {
+  baselineSpec,
+  operatorSpec,
+  type BenchContext,
+  type Scenario,
+  type SystemSpec,
+} from './context.js';
+
+export interface ColdStartRun {
+  readonly objects: number;
+  readonly latencyMs: number;
+  readonly system: string;
+  readonly kind: string;
+  readonly workers: number | null;
+  readonly concurrency: number;
+  readonly finished: boolean;
+  /** Start of the processes → last BackupJob Ready (or the cap). */
+  readonly seconds: number;
+  readonly ready: number;
+  readonly perSecond: number;
+  readonly requestsPerObject: Record<string, number>;
+  readonly cpu: Record<string, number>;
+}
+
+/** One cold start: N BackupJobs exist, the system starts, every one gets its CronJob and Ready. */
+export async function coldStart(
+  ctx: BenchContext,
+  spec: SystemSpec,
+  objects: number,
+  latencyMs: number,
+  capSeconds: number,
+): Promise<ColdStartRun> {
+  return withWorld({ latencyMs, objects }, async (emu) => {
+    const emulatorCpu0 = cpuSeconds(emu.pid);
+    const requests0 = await emu.call('requests', undefined);
+    const t0 = Date.now();
+    const sys = await spec.start(emu.kubeconfigPath);
+    try {
+      const { progress, finished } = await waitFor(
+        emu,
+        (p) => p.ready >= objects && p.cronJobs >= objects,
+        Math.max(0, capSeconds * 1000 - (Date.now() - t0)),
+        200,
+      );
+      const seconds = finished ? (progress.lastReadyAt - t0) / 1000 : (Date.now() - t0) / 1000;
+      const end = await snapshot(sys, emu);
+      const w = windowOf(
+        {
+          ...end,
+          at: t0,
+          metrics: new Map(),
+          cpu: { emulator: emulatorCpu0 },
+          requests: requests0,
+          redisCommands: {},
+        },
+        end,
+      );
+      const requestsPerObject: Record<string, number> = {};
+      for (const [verb, n] of Object.entries(w.requestsByVerb)) {
+        requestsPerObject[verb] = round(n / Math.max(1, progress.ready));
+      }
+      const run: ColdStartRun = {
+        objects,
+        latencyMs,
+        system: spec.label,
+        kind: spec.kind,
+        workers: spec.workers ?? null,
+        concurrency: spec.concurrency,
+        finished,
+        seconds: round(seconds),
+        ready: progress.ready,
+        perSecond: round(progress.ready / seconds, 1),
+        requestsPerObject,
+        cpu: Object.fromEntries(Object.entries(w.cpu).map(([k, v]) => [k, round(v)])),
+      };
+      ctx.log(
+        `cold start N=${objects} ${latencyMs}ms ${spec.label}: ${run.ready}/${objects} in ${run.seconds}s (${run.perSecond}/s)${finished ? '' : ' CAPPED'}`,
+      );
+      return run;
+    } finally {
+      await sys.stop();
+    }
+  });
+}
+
+function cpuCell(run: ColdStartRun): string {
+  const c = run.cpu;
+  const parts = [`op ${c.operator ?? 0}`, `emu ${c.emulator ?? 0}`];
+  if (c.redis !== undefined) parts.push(`redis ${c.redis}`);
+  return parts.join(' / ');
+}
+
+function reqCell(run: ColdStartRun): string {
+  return Object.entries(run.requestsPerObject)
+    .filter(([, n]) => n >= 0.01)
+    .map(([verb, n]) => `${verb} ${n}`)
+    .join(', ');
+}
+
+async function sweepBaseline(ctx: BenchContext, objects: number, latencyMs: number) {
+  const runs: ColdStartRun[] = [];
+  for (const c of ctx.size.coldStart.baselineConcurrency) {
+    runs.push(
+      await coldStart(ctx, baselineSpec(c), objects, latencyMs, ctx.size.coldStart.capSeconds),
+    );
+  }
+  const best = runs.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
+  ctx.baselineBest.set(latencyMs, best.concurrency);
+  return runs;
+}
+
+export const coldStartScenario: Scenario = {
+  name: 'cold-start',
+  title: 'Cold start: N BackupJobs exist, the operator starts',
+  async run(ctx) {
+    const { objects, workers, largeLatencies, capSeconds } = ctx.size.coldStart;
+    const runs: ColdStartRun[] = [];
+    const sweeps: ColdStartRun[] = [];
+    const largest = Math.max(...objects);
+    for (const latencyMs of ctx.size.latencies) {
+      if (ctx.systems.has('baseline'))
+        sweeps.push(...(await sweepBaseline(ctx, Math.min(...objects), latencyMs)));
+      for (const n of objects) {
+        if (n === largest && objects.length > 1 && !largeLatencies.includes(latencyMs)) continue;
+        const specs: SystemSpec[] = [];
+        if (ctx.systems.has('operator')) specs.push(...workers.map((w) => operatorSpec(ctx, w)));
+        if (ctx.systems.has('baseline')) {
+          const best = ctx.baselineBest.get(latencyMs) as number;
+          specs.push(baselineSpec(best, `baseline best (c=${best})`), baselineSpec(1));
+        }
+        for (const spec of specs) {
+          // Concurrency 1 is slow by design; a shorter cap still measures its rate.
+          const cap =
+            spec.concurrency === 1 && spec.kind === 'baseline'
+              ? Math.min(capSeconds, 30)
+              : capSeconds;
+          runs.push(await coldStart(ctx, spec, n, latencyMs, cap));
+        }
+      }
+    }
+    return {
+      settings: {
+        objects,
+        workers,
+        workerConcurrency: ctx.size.workerConcurrency,
+        queueShards: ctx.size.shards,
+        latenciesMs: ctx.size.latencies,
+        largestObjectsAtLatenciesMs: largeLatencies,
+        baselineConcurrencyCandidates: ctx.size.coldStart.baselineConcurrency,
+        capSeconds,
+      },
+      tables: [runTable(runs), sweepTable(sweeps)],
+      charts: charts(runs),
+      goals: scalingGoals(runs),
+      raw: { runs, sweeps },
+    };
+  },
+};
+
+function ratioToBaseline(run: ColdStartRun, runs: readonly ColdStartRun[]): Cell {
+  const base = runs.find(
+    (r) =>
+      r.objects === run.objects &&
+      r.latencyMs === run.latencyMs &&
+      r.system.startsWith('baseline best'),
+  );
+  return base ? round(run.perSecond / base.perSecond) : null;
+}
+
+function runTable(runs: readonly ColdStartRun[]): Table {
+  return {
+    title:
+      'Time until every BackupJob has its CronJob and Ready=True (from starting the processes)',
+    columns: [
+      { key: 'objects', label: 'N' },
+      { key: 'latency', label: 'API latency' },
+      { key: 'system', label: 'system' },
+      { key: 'seconds', label: 'time (s)' },
+      { key: 'perSecond', label: 'objects/s' },
+      { key: 'ratio', label: '× baseline best' },
+      { key: 'requests', label: 'requests per object' },
+      { key: 'cpu', label: 'CPU s (operator / emulator / redis)' },
+    ],
+    rows: runs.map((r) => ({
+      objects: r.objects,
+      latency: `${r.latencyMs} ms`,
+      system: r.system,
+      seconds: r.finished ? r.seconds : `capped at ${r.seconds} (${r.ready} ready)`,
+      perSecond: r.perSecond,
+      ratio: ratioToBaseline(r, runs),
+      requests: reqCell(r),
+      cpu: cpuCell(r),
+    })),
+  };
+}
+
+function sweepTable(sweeps: readonly ColdStartRun[]): Table {
+  return {
+    title: 'Baseline concurrency sweep (its best is used as "baseline best")',
+    columns: [
+      { key: 'objects', label: 'N' },
+      { key: 'latency', label: 'API latency' },
+      { key: 'concurrency', label: 'concurrency' },
+      { key: 'seconds', label: 'time (s)' },
+      { key: 'perSecond', label: 'objects/s' },
+    ],
+    rows: sweeps.map((r) => ({
+      objects: r.objects,
+      latency: `${r.latencyMs} ms`,
+      concurrency: r.concurrency,
+      seconds: r.finished ? r.seconds : `capped (${r.ready} ready)`,
+      perSecond: r.perSecond,
+    })),
+  };
+}
+
+function charts(runs: readonly ColdStartRun[]): Chart[] {
+  const out: Chart[] = [];
+  for (const n of [...new Set(runs.map((r) => r.objects))]) {
+    const latencies = [...new Set(runs.filter((r) => r.objects === n).map((r) => r.latencyMs))];
+    out.push({
+      id: `cold-start-${n}`,
+      kind: 'line',
+      spec: {
+        title: `Cold start of ${n} BackupJobs: throughput by worker processes`,
+        xLabel: 'worker processes',
+        yLabel: 'BackupJobs Ready per second',
+        series: latencies.map((l) => ({
+          name: `operator, ${l} ms`,
+          points: runs
+            .filter((r) => r.objects === n && r.latencyMs === l && r.kind === 'operator')
+            .map((r) => [r.workers ?? 0, r.perSecond] as const),
+        })),
+        thresholds: runs
+          .filter((r) => r.objects === n && r.system.startsWith('baseline best'))
+          .map((r) => ({ label: `baseline best, ${r.latencyMs} ms`, y: r.perSecond })),
+      },
+    });
+  }
+  return out;
+}
+
+/** Scaling efficiency from 1 to 4 workers = (rate at 4 / rate at 1) / 4, per N and latency. */
+function scalingGoals(runs: readonly ColdStartRun[]): Goal[] {
+  const goals: Goal[] = [];
+  const ops = runs.filter((r) => r.kind === 'operator');
+  for (const n of [...new Set(ops.map((r) => r.objects))]) {
+    for (const l of [...new Set(ops.filter((r) => r.objects === n).map((r) => r.latencyMs))]) {
+      const one = ops.find((r) => r.objects === n && r.latencyMs === l && r.workers === 1);
+      const four = ops.find((r) => r.objects === n && r.latencyMs === l && r.workers === 4);
+      if (!one || !four) continue;
+      const eff = four.perSecond / one.perSecond / 4;
+      goals.push({
+        goal: `scaling efficiency 1→4 workers (N=${n}, ${l} ms)`,
+        target: '≥ 0.8 when API latency dominates',
+        measured: `${round(eff)} (${one.perSecond}/s → ${four.perSecond}/s)`,
+        met: eff >= 0.8,
+        note:
+          eff >= 0.8
+            ? undefined
+            : `missed by ${round(0.8 - eff)}; CPU s in the 4-worker run: ${cpuCell(four)} over ${four.seconds} s on the machine's cores`,
+      });
+    }
+  }
+  return goals;
+}

@@ -1,0 +1,64 @@
+import type { ScenarioOutput } from '../lib/result.js';
+import type { Size } from '../sizes.js';
+import { startBaseline, startOperator, type SystemUnderTest } from '../env/system.js';
+
+export type SystemKind = 'operator' | 'baseline';
+
+export interface BenchContext {
+  readonly size: Size;
+  /** Which systems run: the product, the baseline, or both (default). */
+  readonly systems: ReadonlySet<SystemKind>;
+  log(message: string): void;
+  /** The baseline's fastest concurrency per latency, found by the cold start sweep. */
+  readonly baselineBest: Map<number, number>;
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly title: string;
+  run(ctx: BenchContext): Promise<ScenarioOutput>;
+}
+
+/** How to start one system under test against a given kubeconfig. */
+export interface SystemSpec {
+  readonly kind: SystemKind;
+  readonly label: string;
+  readonly workers?: number;
+  readonly concurrency: number;
+  start(kubeconfigPath: string, execArgv?: readonly string[]): Promise<SystemUnderTest>;
+}
+
+export function operatorSpec(ctx: BenchContext, workers: number): SystemSpec {
+  const { workerConcurrency: concurrency, shards } = ctx.size;
+  return {
+    kind: 'operator',
+    label: `operator ${workers}w`,
+    workers,
+    concurrency,
+    start: (kubeconfigPath, execArgv) =>
+      startOperator({ kubeconfigPath, workers, concurrency, shards, execArgv }),
+  };
+}
+
+export function baselineSpec(concurrency: number, label = `baseline c=${concurrency}`): SystemSpec {
+  return {
+    kind: 'baseline',
+    label,
+    concurrency,
+    start: (kubeconfigPath, execArgv) => startBaseline({ kubeconfigPath, concurrency, execArgv }),
+  };
+}
+
+/** The baseline at its best concurrency for this latency (its largest candidate if unmeasured). */
+export function bestBaseline(ctx: BenchContext, latencyMs: number): SystemSpec {
+  const c = ctx.baselineBest.get(latencyMs) ?? Math.max(...ctx.size.coldStart.baselineConcurrency);
+  return baselineSpec(c, `baseline best (c=${c})`);
+}
+
+/** The systems a comparison runs: the operator's configurations, then the two baselines. */
+export function systemsFor(ctx: BenchContext, latencyMs: number, workers: number[]): SystemSpec[] {
+  const out: SystemSpec[] = [];
+  if (ctx.systems.has('operator')) out.push(...workers.map((w) => operatorSpec(ctx, w)));
+  if (ctx.systems.has('baseline')) out.push(bestBaseline(ctx, latencyMs), baselineSpec(1));
+  return out;
+}

@@ -1,0 +1,17 @@
+import type { Scenario } from './context.js';
+import { burstScenario } from './burst.js';
+import { churnScenario } from './churn.js';
+import { coalescingScenario } from './coalescing.js';
+import { coldStartScenario } from './cold-start.js';
+import { memoryScenario } from './memory.js';
+import { steadyScenario } from './steady.js';
+
+/** In running order: the cold start finds the baseline's best concurrency the others reuse. */
+export const SCENARIOS: readonly Scenario[] = [
+  coldStartScenario,
+  burstScenario,
+  churnScenario,
+  steadyScenario,
+  coalescingScenario,
+  memoryScenario,
+];

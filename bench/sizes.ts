@@ -1,0 +1,75 @@
+/** How big each scenario runs. `default` fits 20 minutes on 2 cores; `quick` is a smoke run. */
+export interface Size {
+  readonly name: 'default' | 'quick';
+  /** Mean injected API latency per request, ms. */
+  readonly latencies: readonly number[];
+  readonly coldStart: {
+    readonly objects: readonly number[];
+    readonly workers: readonly number[];
+    /** Latencies the largest object count runs at (the others run at every latency). */
+    readonly largeLatencies: readonly number[];
+    /** Baseline concurrency candidates; the fastest is "the baseline at its best". */
+    readonly baselineConcurrency: readonly number[];
+    /** Cap of one run; a capped run reports its rate so far. */
+    readonly capSeconds: number;
+  };
+  readonly workerConcurrency: number;
+  readonly shards: number;
+  readonly burst: { readonly objects: number; readonly workers: number };
+  readonly churn: {
+    readonly objects: number;
+    readonly rates: readonly number[];
+    readonly seconds: number;
+    readonly workers: number;
+    readonly latencies: readonly number[];
+  };
+  readonly steady: {
+    readonly objects: number;
+    readonly workers: number;
+    readonly latencies: readonly number[];
+  };
+  readonly coalescing: { readonly updates: number; readonly windowMs: number };
+  readonly memory: { readonly objects: readonly number[] };
+  readonly queueFloor: { readonly quick: boolean };
+}
+
+export const SIZES: Record<Size['name'], Size> = {
+  default: {
+    name: 'default',
+    latencies: [0, 5, 20],
+    coldStart: {
+      objects: [1000, 10000],
+      workers: [1, 2, 4, 8],
+      largeLatencies: [20],
+      baselineConcurrency: [4, 16, 64],
+      capSeconds: 120,
+    },
+    workerConcurrency: 10,
+    shards: 16,
+    burst: { objects: 1000, workers: 4 },
+    churn: { objects: 10000, rates: [50, 150, 300], seconds: 20, workers: 4, latencies: [5] },
+    steady: { objects: 10000, workers: 4, latencies: [5] },
+    coalescing: { updates: 100, windowMs: 1000 },
+    memory: { objects: [10000, 50000] },
+    queueFloor: { quick: false },
+  },
+  quick: {
+    name: 'quick',
+    latencies: [5],
+    coldStart: {
+      objects: [300],
+      workers: [1, 2],
+      largeLatencies: [5],
+      baselineConcurrency: [16],
+      capSeconds: 30,
+    },
+    workerConcurrency: 10,
+    shards: 4,
+    burst: { objects: 200, workers: 2 },
+    churn: { objects: 500, rates: [50], seconds: 5, workers: 2, latencies: [5] },
+    steady: { objects: 500, workers: 2, latencies: [5] },
+    coalescing: { updates: 100, windowMs: 1000 },
+    memory: { objects: [500, 2000] },
+    queueFloor: { quick: true },
+  },
+};
