@@ -31,6 +31,12 @@ export interface Size {
   readonly coalescing: { readonly updates: number; readonly windowMs: number };
   readonly memory: { readonly objects: readonly number[] };
   readonly queueFloor: { readonly quick: boolean };
+  /** The cold start profiled with --cpu-prof. */
+  readonly profile: {
+    readonly objects: number;
+    readonly workers: number;
+    readonly latencyMs: number;
+  };
 }
 
 export const SIZES: Record<Size['name'], Size> = {
@@ -52,6 +58,7 @@ export const SIZES: Record<Size['name'], Size> = {
     coalescing: { updates: 100, windowMs: 1000 },
     memory: { objects: [10000, 50000] },
     queueFloor: { quick: false },
+    profile: { objects: 10000, workers: 4, latencyMs: 20 },
   },
   quick: {
     name: 'quick',
@@ -71,5 +78,6 @@ export const SIZES: Record<Size['name'], Size> = {
     coalescing: { updates: 100, windowMs: 1000 },
     memory: { objects: [500, 2000] },
     queueFloor: { quick: true },
+    profile: { objects: 300, workers: 2, latencyMs: 5 },
   },
 };

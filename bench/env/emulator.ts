@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { profileFlags } from './system.js';
 import type { HostRequest, HostResponse, OpName, Ops } from './emulator-protocol.js';
 
 type Args<K extends OpName> = Parameters<Ops[K]>[0];
@@ -30,11 +31,11 @@ export class EmulatorHandle {
     });
   }
 
-  static async start(): Promise<EmulatorHandle> {
+  static async start(profileDir?: string): Promise<EmulatorHandle> {
     const entry = fileURLToPath(new URL('./emulator-host.js', import.meta.url));
     // The emulator holds up to 100k objects plus watch history; give it room beyond V8's default.
     const child = fork(entry, [], {
-      execArgv: ['--max-old-space-size=8192'],
+      execArgv: ['--max-old-space-size=8192', ...profileFlags(profileDir, 'emulator')],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const handle = new EmulatorHandle(child);

@@ -27,8 +27,8 @@ export interface SystemUnderTest {
 
 export interface CommonOptions {
   readonly kubeconfigPath: string;
-  /** Extra node flags for the busiest process kind, e.g. --cpu-prof. */
-  readonly execArgv?: readonly string[];
+  /** Write a V8 CPU profile of every process into this directory, named after the process. */
+  readonly profileDir?: string;
   readonly echo?: boolean;
 }
 
@@ -59,7 +59,7 @@ async function spawnNode(
   const proc = startProcess({
     name,
     command: node,
-    args: [...(opts.execArgv ?? []), entry],
+    args: [...profileFlags(opts.profileDir, name), entry],
     env: {
       KUBECONFIG: opts.kubeconfigPath,
       METRICS_PORT: String(metricsPort),
@@ -79,6 +79,10 @@ async function spawnNode(
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     healthUrl: opts.health ? `http://127.0.0.1:${healthPort}` : undefined,
   };
+}
+
+export function profileFlags(dir: string | undefined, name: string): string[] {
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
 }
 
 async function stopAll(processes: readonly OperatorProcess[]): Promise<void> {
@@ -106,7 +110,6 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
   const startWatcher = async (n: number) => {
     const w = await spawnNode('watcher', `watcher-${n}`, dist('apps/watcher/src/main.js'), common, {
       ...o,
-      execArgv: [],
       health: true,
     });
     processes.unshift(w);

@@ -14,6 +14,8 @@ export interface WorldOptions {
   readonly objects?: number;
   /** Whether those already carry what the operator writes (CronJob, finalizer, Ready status). */
   readonly converged?: boolean;
+  /** Profile the emulator's CPU into this directory. */
+  readonly profileDir?: string;
 }
 
 /** A fresh emulator for one measurement, seeded and with its latency set; always stopped. */
@@ -21,7 +23,7 @@ export async function withWorld<T>(
   o: WorldOptions,
   body: (emu: EmulatorHandle) => Promise<T>,
 ): Promise<T> {
-  const emu = await EmulatorHandle.start();
+  const emu = await EmulatorHandle.start(o.profileDir);
   try {
     const count = o.objects ?? 0;
     // Seeding in slices keeps each IPC call short, so a 50k seed does not look like a hang.

@@ -34,12 +34,13 @@ export async function coldStart(
   objects: number,
   latencyMs: number,
   capSeconds: number,
+  profileDir?: string,
 ): Promise<ColdStartRun> {
-  return withWorld({ latencyMs, objects }, async (emu) => {
+  return withWorld({ latencyMs, objects, profileDir }, async (emu) => {
     const emulatorCpu0 = cpuSeconds(emu.pid);
     const requests0 = await emu.call('requests', undefined);
     const t0 = Date.now();
-    const sys = await spec.start(emu.kubeconfigPath);
+    const sys = await spec.start(emu.kubeconfigPath, profileDir);
     try {
       const { progress, finished } = await waitFor(
         emu,

@@ -25,7 +25,7 @@ export interface SystemSpec {
   readonly label: string;
   readonly workers?: number;
   readonly concurrency: number;
-  start(kubeconfigPath: string, execArgv?: readonly string[]): Promise<SystemUnderTest>;
+  start(kubeconfigPath: string, profileDir?: string): Promise<SystemUnderTest>;
 }
 
 export function operatorSpec(ctx: BenchContext, workers: number): SystemSpec {
@@ -35,8 +35,8 @@ export function operatorSpec(ctx: BenchContext, workers: number): SystemSpec {
     label: `operator ${workers}w`,
     workers,
     concurrency,
-    start: (kubeconfigPath, execArgv) =>
-      startOperator({ kubeconfigPath, workers, concurrency, shards, execArgv }),
+    start: (kubeconfigPath, profileDir) =>
+      startOperator({ kubeconfigPath, workers, concurrency, shards, profileDir }),
   };
 }
 
@@ -45,7 +45,8 @@ export function baselineSpec(concurrency: number, label = `baseline c=${concurre
     kind: 'baseline',
     label,
     concurrency,
-    start: (kubeconfigPath, execArgv) => startBaseline({ kubeconfigPath, concurrency, execArgv }),
+    start: (kubeconfigPath, profileDir) =>
+      startBaseline({ kubeconfigPath, concurrency, profileDir }),
   };
 }
 

@@ -4,6 +4,7 @@ import { churnScenario } from './churn.js';
 import { coalescingScenario } from './coalescing.js';
 import { coldStartScenario } from './cold-start.js';
 import { memoryScenario } from './memory.js';
+import { profileScenario } from './profile.js';
 import { steadyScenario } from './steady.js';
 
 /** In running order: the cold start finds the baseline's best concurrency the others reuse. */
@@ -14,4 +15,5 @@ export const SCENARIOS: readonly Scenario[] = [
   steadyScenario,
   coalescingScenario,
   memoryScenario,
+  profileScenario,
 ];

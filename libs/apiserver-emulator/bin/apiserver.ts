@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { start } from '../src/index.js';
+
+/**
+ * `npm run apiserver -- --port 6443 --kubeconfig ./emu.kubeconfig [--tls] [--rbac] [--clock accelerated:60]
+ *  [--latency verb=list,ms=50,jitter=20] [--error code=503,rate=0.1,verb=get] [--controllers gc,namespace,jobs,cronjobs]`
+ * Serves until SIGINT/SIGTERM.
+ */
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string', default: '6443' },
+    host: { type: 'string', default: '127.0.0.1' },
+    kubeconfig: { type: 'string', default: './emu.kubeconfig' },
+    tls: { type: 'boolean', default: false },
+    rbac: { type: 'boolean', default: false },
+    clock: { type: 'string' },
+    latency: { type: 'string', multiple: true },
+    error: { type: 'string', multiple: true },
+    'watch-cache-size': { type: 'string' },
+    controllers: { type: 'string' },
+    'job-outcome': { type: 'string' },
+    namespace: { type: 'string', multiple: true },
+  },
+});
+
+function fields(spec: string, flag: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of spec.split(',')) {
+    const [k, v] = part.split('=');
+    if (!k || v === undefined)
+      throw new Error(`--${flag}: expected key=value pairs separated by commas, got "${spec}"`);
+    out[k.trim()] = v.trim();
+  }
+  return out;
+}
+
+function num(v: string | undefined, flag: string): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new Error(`--${flag}: "${v}" is not a number`);
+  return n;
+}
+
+function clockOption(spec: string | undefined) {
+  if (!spec || spec === 'real') return { mode: 'real' as const };
+  if (spec === 'manual') return { mode: 'manual' as const };
+  const m = /^accelerated:(\d+(\.\d+)?)$/.exec(spec);
+  if (!m) throw new Error(`--clock: expected real, manual or accelerated:<factor>, got "${spec}"`);
+  return { mode: 'accelerated' as const, factor: Number(m[1]) };
+}
+
+async function main(): Promise<void> {
+  const port = num(values.port, 'port') ?? 6443;
+  const controllers = new Set(
+    (values.controllers ?? 'gc,namespace,jobs,cronjobs')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+  const outcome = values['job-outcome'] ?? 'succeed';
+  if (!['succeed', 'fail', 'manual'].includes(outcome))
+    throw new Error(`--job-outcome: expected succeed, fail or manual, got "${outcome}"`);
+  const emu = await start({
+    port,
+    host: values.host,
+    tls: values.tls,
+    rbac: values.rbac,
+    kubeconfigPath: values.kubeconfig,
+    clock: clockOption(values.clock),
+    watchCacheSize: num(values['watch-cache-size'], 'watch-cache-size'),
+    namespaces: values.namespace,
+    controllers: {
+      garbageCollector: controllers.has('gc'),
+      namespaceLifecycle: controllers.has('namespace'),
+    },
+  });
+  for (const spec of values.latency ?? []) {
+    const f = fields(spec, 'latency');
+    emu.core.faults.addLatency({
+      match: f.verb
+        ? { verb: f.verb, resource: f.resource }
+        : f.resource
+          ? { resource: f.resource }
+          : undefined,
+      fixedMs: num(f.ms, 'latency') ?? 0,
+      jitterMs: num(f.jitter, 'latency'),
+    });
+  }
+  for (const spec of values.error ?? []) {
+    const f = fields(spec, 'error');
+    const code = num(f.code, 'error');
+    if (code === undefined) throw new Error('--error: code=<status> is required');
+    emu.core.faults.addError({
+      match: { verb: f.verb, resource: f.resource },
+      code,
+      rate: num(f.rate, 'error'),
+      count: num(f.count, 'error'),
+      retryAfterSeconds: num(f.retryAfter, 'error'),
+    });
+  }
+  console.log(`apiserver emulator serving ${emu.url}; kubeconfig written to ${values.kubeconfig}`);
+  const shutdown = () => {
+    void emu.stop().then(() => process.exit(0));
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});

@@ -1,0 +1,130 @@
+import { writeFileSync } from 'node:fs';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { ADMIN_TOKEN } from './authn.js';
+import { ObjectClient } from './client.js';
+import { startControllers, type ControllerOptions, type Controllers } from './controllers/index.js';
+import { EmulatorCore, type CoreOptions } from './core.js';
+import { handle } from './http/handler.js';
+import { kubeconfigText } from './kubeconfig.js';
+import { selfSignedCertificate } from './tls.js';
+
+export interface StartOptions extends CoreOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  host?: string;
+  /** Serve HTTPS with a self-signed certificate, so kubectl sends bearer tokens. Default false. */
+  tls?: boolean;
+  /** Also write the kubeconfig to this file. */
+  kubeconfigPath?: string;
+  controllers?: ControllerOptions;
+}
+
+/**
+ * A running emulator. `core` holds the state and every control surface; the methods here
+ * manage the HTTP listener and credentials.
+ */
+export class Emulator {
+  readonly objects: ObjectClient;
+  readonly controllers: Controllers;
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private boundPort = 0;
+
+  constructor(
+    readonly core: EmulatorCore,
+    private readonly opts: StartOptions,
+  ) {
+    this.objects = new ObjectClient(core.svc);
+    this.controllers = startControllers(core, opts.controllers);
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  get url(): string {
+    return `${this.opts.tls ? 'https' : 'http'}://${this.opts.host ?? '127.0.0.1'}:${this.boundPort}`;
+  }
+
+  /** Admin kubeconfig (token over https, anonymous admin over http). */
+  get kubeconfig(): string {
+    return kubeconfigText(this.url, { name: 'admin', token: ADMIN_TOKEN });
+  }
+
+  get kubeconfigPath(): string | undefined {
+    return this.opts.kubeconfigPath;
+  }
+
+  /**
+   * A kubeconfig that authenticates as a ServiceAccount with a token this emulator issued.
+   * kubectl sends tokens only over https (start with tls: true); client-node sends them either way.
+   */
+  kubeconfigForServiceAccount(namespace: string, name: string): string {
+    const token = this.core.authn.issueServiceAccountToken(namespace, name);
+    return kubeconfigText(this.url, { name: `${namespace}-${name}`, token }, namespace);
+  }
+
+  kubeconfigForToken(token: string, userName = 'user'): string {
+    return kubeconfigText(this.url, { name: userName, token });
+  }
+
+  async listen(): Promise<void> {
+    const handler = (req: IncomingMessage, res: ServerResponse) => void handle(this.core, req, res);
+    const server = this.opts.tls
+      ? createHttpsServer(selfSignedCertificate(), handler)
+      : createHttpServer(handler);
+    server.keepAliveTimeout = 30000;
+    server.on('connection', (s: Socket) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.boundPort || this.opts.port || 0, this.opts.host ?? '127.0.0.1', () =>
+        resolve(),
+      );
+    });
+    this.server = server;
+    this.boundPort = (server.address() as AddressInfo).port;
+    this.core.serverAddress = `${this.opts.host ?? '127.0.0.1'}:${this.boundPort}`;
+    if (this.opts.kubeconfigPath) writeFileSync(this.opts.kubeconfigPath, this.kubeconfig);
+  }
+
+  /** Stops serving and stops the controllers. */
+  async stop(): Promise<void> {
+    this.controllers.stop();
+    await this.closeListener();
+  }
+
+  /** Closes the listener and every connection (open watches end abruptly); state is kept. */
+  async closeListener(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    this.core.watches.drop();
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Stops and starts again on the same port with the same objects (an API server restart). */
+  async restart(downMs = 0): Promise<void> {
+    await this.closeListener();
+    if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
+    await this.listen();
+  }
+}
+
+/** Starts an emulator: `const emu = await start({ port: 0 }); … await emu.stop();` */
+export async function start(opts: StartOptions = {}): Promise<Emulator> {
+  const garbageCollection = opts.garbageCollection ?? opts.controllers?.garbageCollector ?? true;
+  const emu = new Emulator(new EmulatorCore({ ...opts, garbageCollection }), opts);
+  await emu.listen();
+  return emu;
+}
