@@ -9,6 +9,22 @@ import { CRD_FILE, eventually, withEmulator } from './support.js';
 const GROUP = 'ops.example.com';
 const VERSION = 'v1alpha1';
 
+function createBackupJob(objects: k8s.CustomObjectsApi, name: string) {
+  const body = {
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: 'BackupJob',
+    metadata: { name },
+    spec: { target: 'mysql', schedule: '@daily' },
+  };
+  return objects.createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace: 'ops',
+    plural: 'backupjobs',
+    body,
+  });
+}
+
 function apiError(e: unknown): { code: number; reason: string } {
   const err = e as { code: number; body: string };
   return { code: err.code, reason: JSON.parse(err.body).reason };
@@ -47,19 +63,7 @@ describe('@kubernetes/client-node 2 against the emulator', () => {
     informer.on('delete', (o: k8s.KubernetesObject) => seen.push(`delete ${o.metadata?.name}`));
     await informer.start();
     try {
-      const body = {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'BackupJob',
-        metadata: { name: 'inf' },
-        spec: { target: 'mysql', schedule: '@daily' },
-      };
-      await objects.createNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        namespace: 'ops',
-        plural: 'backupjobs',
-        body,
-      });
+      await createBackupJob(objects, 'inf');
       await eventually(() => seen.includes('add inf'), 'add event');
       const lists = () => emu.core.log.count({ verb: 'list', resource: 'backupjobs' });
       const listsBefore = lists();
@@ -92,19 +96,7 @@ describe('@kubernetes/client-node 2 against the emulator', () => {
 
   test('CustomObjectsApi status patch with merge-patch touches only status', async () => {
     const objects = kc.makeApiClient(k8s.CustomObjectsApi);
-    const body = {
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'BackupJob',
-      metadata: { name: 'st' },
-      spec: { target: 'mysql', schedule: '@daily' },
-    };
-    await objects.createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: 'ops',
-      plural: 'backupjobs',
-      body,
-    });
+    await createBackupJob(objects, 'st');
     const patched = (await objects.patchNamespacedCustomObjectStatus(
       {
         group: GROUP,

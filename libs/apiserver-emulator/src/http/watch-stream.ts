@@ -143,21 +143,20 @@ export class WatchStream implements WatchSubscriber {
   }
 
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    for (const t of this.timers) clearTimeout(t);
-    this.cache.subscribers.delete(this);
-    this.onClose(this);
-    this.res.end();
+    if (this.detach()) this.res.end();
   }
 
   /** Drops the TCP connection without a clean end of the chunked stream. */
   drop(): void {
-    if (this.closed) return;
+    if (this.detach()) this.res.destroy();
+  }
+
+  private detach(): boolean {
+    if (this.closed) return false;
     this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.cache.subscribers.delete(this);
     this.onClose(this);
-    this.res.destroy();
+    return true;
   }
 }
