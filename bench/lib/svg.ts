@@ -82,7 +82,9 @@ function legend(names: readonly string[]): string[] {
   });
 }
 
-export function lineChart(c: LineChart): string {
+export function lineChart(chart: LineChart): string {
+  // A series without a point (a system that did not run) would only clutter the legend.
+  const c = { ...chart, series: chart.series.filter((s) => s.points.length > 0) };
   const xs = c.series.flatMap((s) => s.points.map((p) => p[0]));
   const ys = [
     ...c.series.flatMap((s) => s.points.map((p) => p[1])),

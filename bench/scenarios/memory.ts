@@ -2,7 +2,7 @@ import { round } from '../lib/stats.js';
 import type { Goal, Table } from '../lib/result.js';
 import { memory } from '../lib/proc.js';
 import { scrape, sumOf } from '../lib/prom.js';
-import { waitQuiet } from '../env/measure.js';
+import { snapshot, total } from '../env/measure.js';
 import { EmulatorHandle } from '../env/emulator.js';
 import { PREFIX } from '../env/world.js';
 import { bestBaseline, operatorSpec, type Scenario, type SystemSpec } from './context.js';
@@ -19,6 +19,7 @@ const MiB = 2 ** 20;
 const WATCHER_GOAL_BYTES = 10 * 1024;
 // Let the post-sync garbage settle before reading RSS.
 const SETTLE_MS = 5000;
+const WARM_RECONCILES = 2000;
 
 async function measure(
   spec: SystemSpec,
@@ -27,7 +28,16 @@ async function measure(
 ): Promise<MemoryRow[]> {
   const sys = await spec.start(emu.kubeconfigPath);
   try {
-    await waitQuiet(sys, 600_000);
+    // Started means listed and synced; a few thousand reconciles warm the workers up. Waiting for
+    // the whole first pass would add minutes at 50k and change nothing the watcher holds.
+    const deadline = Date.now() + 300_000;
+    const warm = Math.min(objects, WARM_RECONCILES);
+    while (
+      Date.now() < deadline &&
+      total(await snapshot(sys, emu), 'controller_runtime_reconcile_total') < warm
+    ) {
+      await new Promise((r) => setTimeout(r, 500));
+    }
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     return await Promise.all(
       sys.processes.map(async (p) => ({
@@ -138,7 +148,13 @@ export const memoryScenario: Scenario = {
         ]
       : [];
     return {
-      settings: { objects: sizes, latencyMs: 0, operatorWorkers: 1, settleMs: SETTLE_MS },
+      settings: {
+        objects: sizes,
+        latencyMs: 0,
+        operatorWorkers: 1,
+        measuredAfterReconciles: WARM_RECONCILES,
+        settleMs: SETTLE_MS,
+      },
       tables: [table, marginal],
       charts: [
         {
