@@ -73,6 +73,8 @@ async function main(): Promise<void> {
     controllers: {
       garbageCollector: controllers.has('gc'),
       namespaceLifecycle: controllers.has('namespace'),
+      jobs: controllers.has('jobs') ? { outcome: outcome as 'succeed' | 'fail' | 'manual' } : false,
+      cronJobs: controllers.has('cronjobs'),
     },
   });
   for (const spec of values.latency ?? []) {

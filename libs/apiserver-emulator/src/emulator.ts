@@ -8,8 +8,14 @@ import {
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { ADMIN_TOKEN } from './authn.js';
+import type { EmulatorClock } from './clock.js';
+import type { Faults } from './faults.js';
+import type { WatchHub } from './http/watch-hub.js';
+import type { RequestLog } from './request-log.js';
+import type { KubeObject } from './types.js';
+import { clone } from './util.js';
 import { ObjectClient } from './client.js';
-import { startControllers, type ControllerOptions, type Controllers } from './controllers/index.js';
+import { Controllers, type ControllerOptions } from './controllers/index.js';
 import { EmulatorCore, type CoreOptions } from './core.js';
 import { handle } from './http/handler.js';
 import { kubeconfigText } from './kubeconfig.js';
@@ -42,7 +48,74 @@ export class Emulator {
     private readonly opts: StartOptions,
   ) {
     this.objects = new ObjectClient(core.svc);
-    this.controllers = startControllers(core, opts.controllers);
+    this.controllers = new Controllers(core, opts.controllers);
+  }
+
+  /** Injected latency and error responses. */
+  get faults(): Faults {
+    return this.core.faults;
+  }
+
+  /** Open watches: close, drop, stall, expire (410). */
+  get watches(): WatchHub {
+    return this.core.watches;
+  }
+
+  /** Every request answered, with exact counters per verb/resource/user. */
+  get log(): RequestLog {
+    return this.core.log;
+  }
+
+  /** The emulator's time (manual, accelerated or real). */
+  get clock(): EmulatorClock {
+    return this.core.clock;
+  }
+
+  /** Expires watch history and continue tokens up to now (etcd compaction); returns the resourceVersion. */
+  compact(): number {
+    const rv = this.core.store.resourceVersion;
+    this.core.store.compact(rv);
+    return rv;
+  }
+
+  /** Turns RBAC enforcement on or off (reviews answer from RBAC either way). */
+  setRbac(enabled: boolean): void {
+    this.core.rbacEnabled = enabled;
+  }
+
+  /** Starts a Job of a CronJob now (needs controllers.cronJobs). */
+  runCronJob(namespace: string, name: string): KubeObject {
+    return clone(
+      this.requireController(this.controllers.cronJobs, 'cronJobs').runNow(namespace, name),
+    );
+  }
+
+  /** Makes a Job succeed: Pod Succeeded, status.succeeded, Complete condition, completionTime (needs controllers.jobs). */
+  completeJob(namespace: string, name: string): KubeObject {
+    return clone(
+      this.requireController(this.controllers.jobs, 'jobs').finish(namespace, name, 'succeed'),
+    );
+  }
+
+  /** Makes a Job fail: Pod Failed, status.failed, Failed condition (needs controllers.jobs). */
+  failJob(namespace: string, name: string, reason?: string, message?: string): KubeObject {
+    return clone(
+      this.requireController(this.controllers.jobs, 'jobs').finish(
+        namespace,
+        name,
+        'fail',
+        reason,
+        message,
+      ),
+    );
+  }
+
+  private requireController<T>(c: T | undefined, name: string): T {
+    if (!c)
+      throw new Error(
+        `the ${name} controller is not running; start the emulator with controllers: { ${name}: true }`,
+      );
+    return c;
   }
 
   get port(): number {

@@ -7,3 +7,7 @@ export type { WatchMatch } from './http/watch-hub.js';
 export type { RequestRecord, RequestFilter } from './request-log.js';
 export type { ClockMode } from './clock.js';
 export type { KubeObject, UserInfo } from './types.js';
+export type { ControllerOptions } from './controllers/index.js';
+export type { JobSimulationOptions, JobOutcome } from './controllers/jobs.js';
+export type { CronJobSimulationOptions } from './controllers/cronjobs.js';
+export type { DeleteOptions, PropagationPolicy } from './objects.js';

@@ -1,5 +1,7 @@
 import type { EmulatorCore } from '../core.js';
+import { CronJobSimulation, type CronJobSimulationOptions } from './cronjobs.js';
 import { GarbageCollector } from './garbage-collector.js';
+import { JobSimulation, type JobSimulationOptions } from './jobs.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 
 export interface ControllerOptions {
@@ -7,19 +9,45 @@ export interface ControllerOptions {
   garbageCollector?: boolean;
   /** Terminating namespaces lose their content, then go away. Default true. */
   namespaceLifecycle?: boolean;
+  /** Job → Pod simulation with controllable outcomes. Default off. */
+  jobs?: boolean | JobSimulationOptions;
+  /** CronJob → Job simulation on the emulator clock. Default off. */
+  cronJobs?: boolean | CronJobSimulationOptions;
 }
 
-export interface Controllers {
-  stop(): void;
-}
+/** How often time-driven controllers look at the clock when it runs by itself. */
+const TICK_MS = 25;
 
-export function startControllers(core: EmulatorCore, opts: ControllerOptions = {}): Controllers {
-  const running: { stop(): void }[] = [];
-  if (opts.garbageCollector ?? true) running.push(new GarbageCollector(core.svc));
-  if (opts.namespaceLifecycle ?? true) running.push(new NamespaceLifecycle(core.svc));
-  return {
-    stop: () => {
-      for (const c of running) c.stop();
-    },
-  };
+export class Controllers {
+  readonly jobs: JobSimulation | undefined;
+  readonly cronJobs: CronJobSimulation | undefined;
+  private readonly running: { stop(): void }[] = [];
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly unsubscribeClock: () => void;
+
+  constructor(core: EmulatorCore, opts: ControllerOptions = {}) {
+    if (opts.garbageCollector ?? true) this.running.push(new GarbageCollector(core.svc));
+    if (opts.namespaceLifecycle ?? true) this.running.push(new NamespaceLifecycle(core.svc));
+    if (opts.jobs) this.jobs = new JobSimulation(core.svc, opts.jobs === true ? {} : opts.jobs);
+    if (opts.cronJobs)
+      this.cronJobs = new CronJobSimulation(core.svc, opts.cronJobs === true ? {} : opts.cronJobs);
+    for (const c of [this.jobs, this.cronJobs]) if (c) this.running.push(c);
+    this.unsubscribeClock = core.clock.onChange(() => this.tick());
+    if (this.jobs || this.cronJobs) {
+      this.timer = setInterval(() => this.tick(), TICK_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Runs time-driven work now (also done on every clock change and periodically). */
+  tick(): void {
+    this.cronJobs?.tick();
+    this.jobs?.tick();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.unsubscribeClock();
+    for (const c of this.running) c.stop();
+  }
 }

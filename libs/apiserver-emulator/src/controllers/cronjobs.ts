@@ -1,0 +1,237 @@
+import { CronExpressionParser } from 'cron-parser';
+import type { ObjectService } from '../objects.js';
+import type { ResourceType } from '../resource-type.js';
+import type { KubeObject } from '../types.js';
+import { randomSuffix, rfc3339 } from '../util.js';
+import { MicroQueue } from './queue.js';
+
+export interface CronJobSimulationOptions {
+  /** Fire CronJobs when their schedule comes due on the emulator clock. Default true. */
+  schedule?: boolean;
+}
+
+interface CronJobSpec {
+  schedule: string;
+  timeZone?: string;
+  suspend?: boolean;
+  concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace';
+  startingDeadlineSeconds?: number;
+  successfulJobsHistoryLimit?: number;
+  failedJobsHistoryLimit?: number;
+  jobTemplate?: { metadata?: KubeObject['metadata']; spec?: unknown };
+}
+
+interface ActiveRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace: string;
+  uid: string;
+  resourceVersion?: string;
+}
+
+interface CronJobStatus {
+  active?: ActiveRef[];
+  lastScheduleTime?: string;
+  lastSuccessfulTime?: string;
+}
+
+const SCHEDULED_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
+
+function finished(job: KubeObject): 'Complete' | 'Failed' | undefined {
+  const conds =
+    (job.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ??
+    [];
+  if (conds.some((c) => c.type === 'Complete' && c.status === 'True')) return 'Complete';
+  if (conds.some((c) => c.type === 'Failed' && c.status === 'True')) return 'Failed';
+  return undefined;
+}
+
+/** The most recent schedule time at or before `now`, in the CronJob's time zone. */
+export function latestScheduleTime(spec: CronJobSpec, now: number): number | undefined {
+  try {
+    const expr = CronExpressionParser.parse(spec.schedule, {
+      currentDate: new Date(now + 1000),
+      tz: spec.timeZone ?? 'UTC',
+    });
+    return expr.prev().getTime();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The CronJob controller, simulated on the emulator clock: creates a Job per due schedule time
+ * (named `<cronjob>-<minutes since epoch>`, owned by the CronJob), keeps status.active,
+ * lastScheduleTime and lastSuccessfulTime, honours suspend, concurrencyPolicy,
+ * startingDeadlineSeconds and the history limits.
+ */
+export class CronJobSimulation {
+  private readonly queue: MicroQueue;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly svc: ObjectService,
+    private readonly opts: CronJobSimulationOptions = {},
+  ) {
+    this.queue = new MicroQueue((key) => this.syncFinished(key));
+    this.unsubscribe = svc.store.onChange(({ storageKey, event }) => {
+      if (storageKey !== 'batch/jobs' || event.type === 'DELETED') return;
+      const owner = event.obj.metadata.ownerReferences?.find(
+        (r) => r.kind === 'CronJob' && r.controller,
+      );
+      if (owner && finished(event.obj))
+        this.queue.add(`${event.obj.metadata.namespace}/${owner.name}`);
+    });
+  }
+
+  stop(): void {
+    this.unsubscribe();
+    this.queue.stop();
+  }
+
+  private get cronJobs(): ResourceType {
+    return this.svc.registry.get('batch', 'v1', 'cronjobs')!;
+  }
+
+  private get jobs(): ResourceType {
+    return this.svc.registry.get('batch', 'v1', 'jobs')!;
+  }
+
+  /** Fires every CronJob whose schedule came due since its last run. */
+  tick(): void {
+    if (this.opts.schedule === false) return;
+    const now = this.svc.clock.now();
+    for (const s of [...this.svc.store.list(this.cronJobs.storageKey)]) {
+      const cj = s.obj;
+      const spec = cj.spec as CronJobSpec;
+      if (spec.suspend || cj.metadata.deletionTimestamp) continue;
+      const due = latestScheduleTime(spec, now);
+      if (due === undefined) continue;
+      const status = (cj.status ?? {}) as CronJobStatus;
+      const since = Date.parse(status.lastScheduleTime ?? cj.metadata.creationTimestamp!);
+      if (due <= since) continue;
+      if (
+        spec.startingDeadlineSeconds !== undefined &&
+        now - due > spec.startingDeadlineSeconds * 1000
+      )
+        continue;
+      this.run(cj, due, false);
+    }
+  }
+
+  /** Starts a Job of the CronJob now, as if its schedule had fired (`kubectl create job --from` with status). */
+  runNow(namespace: string, name: string): KubeObject {
+    const cj = this.svc.get(this.cronJobs, namespace, name).obj;
+    return this.run(cj, this.svc.clock.now(), true)!;
+  }
+
+  private run(cj: KubeObject, scheduled: number, force: boolean): KubeObject | undefined {
+    const spec = cj.spec as CronJobSpec;
+    const ns = cj.metadata.namespace!;
+    const status = (cj.status ?? {}) as CronJobStatus;
+    const active = (status.active ?? []).filter((a) => this.svc.find(this.jobs, ns, a.name));
+    if (!force && spec.concurrencyPolicy === 'Forbid' && active.length > 0) return undefined;
+    if (spec.concurrencyPolicy === 'Replace') {
+      for (const a of active)
+        this.svc.delete(this.jobs, ns, a.name, { propagationPolicy: 'Background' });
+      active.length = 0;
+    }
+    let name = `${cj.metadata.name}-${Math.floor(scheduled / 60000)}`;
+    if (this.svc.find(this.jobs, ns, name)) {
+      if (!force) return undefined;
+      name = `${name}-${randomSuffix()}`;
+    }
+    const template = spec.jobTemplate ?? {};
+    const job = this.svc.create(
+      this.jobs,
+      ns,
+      {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: {
+          name,
+          labels: template.metadata?.labels,
+          annotations: {
+            ...template.metadata?.annotations,
+            [SCHEDULED_ANNOTATION]: rfc3339(scheduled),
+          },
+          ownerReferences: [
+            {
+              apiVersion: 'batch/v1',
+              kind: 'CronJob',
+              name: cj.metadata.name!,
+              uid: cj.metadata.uid!,
+              controller: true,
+              blockOwnerDeletion: true,
+            },
+          ],
+        },
+        spec: template.spec ?? {},
+      },
+      { fieldManager: 'cronjob-controller' },
+    ).obj;
+    const ref: ActiveRef = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      name,
+      namespace: ns,
+      uid: job.metadata.uid!,
+      resourceVersion: job.metadata.resourceVersion,
+    };
+    this.writeStatus(ns, cj.metadata.name!, {
+      active: [...active, ref],
+      lastScheduleTime: rfc3339(scheduled),
+    });
+    return job;
+  }
+
+  private writeStatus(ns: string, name: string, status: Record<string, unknown>): void {
+    this.svc.patch(
+      this.cronJobs,
+      ns,
+      name,
+      'application/merge-patch+json',
+      { status },
+      { subresource: 'status', fieldManager: 'cronjob-controller' },
+    );
+  }
+
+  /** A Job of this CronJob finished: leave the active list, record success, trim history. */
+  private syncFinished(key: string): void {
+    const [ns, name] = key.split('/') as [string, string];
+    const cj = this.svc.find(this.cronJobs, ns, name)?.obj;
+    if (!cj) return;
+    const owned = [...this.svc.store.list(this.jobs.storageKey, ns)]
+      .map((s) => s.obj)
+      .filter((j) => j.metadata.ownerReferences?.some((r) => r.uid === cj.metadata.uid));
+    const status = (cj.status ?? {}) as CronJobStatus;
+    const active = (status.active ?? []).filter((a) => {
+      const j = owned.find((o) => o.metadata.uid === a.uid);
+      return j && !finished(j);
+    });
+    const completions = owned
+      .filter((j) => finished(j) === 'Complete')
+      .map((j) => (j.status as { completionTime?: string }).completionTime ?? '')
+      .sort();
+    const lastSuccess = completions[completions.length - 1];
+    const next: Record<string, unknown> = { active: active.length ? active : null };
+    if (lastSuccess && (!status.lastSuccessfulTime || lastSuccess > status.lastSuccessfulTime))
+      next.lastSuccessfulTime = lastSuccess;
+    this.writeStatus(ns, name, next);
+    const spec = cj.spec as CronJobSpec;
+    this.trim(owned, 'Complete', spec.successfulJobsHistoryLimit ?? 3, ns);
+    this.trim(owned, 'Failed', spec.failedJobsHistoryLimit ?? 1, ns);
+  }
+
+  private trim(owned: KubeObject[], kind: 'Complete' | 'Failed', limit: number, ns: string): void {
+    const order = (j: KubeObject) =>
+      `${j.metadata.annotations?.[SCHEDULED_ANNOTATION] ?? ''} ${j.metadata.creationTimestamp} ${j.metadata.name}`;
+    const done = owned
+      .filter((j) => finished(j) === kind)
+      .sort((a, b) => (order(a) < order(b) ? -1 : 1));
+    for (const j of done.slice(0, Math.max(0, done.length - limit))) {
+      this.svc.delete(this.jobs, ns, j.metadata.name!, { propagationPolicy: 'Background' });
+    }
+  }
+}

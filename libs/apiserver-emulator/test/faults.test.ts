@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Emulator } from '../src/index.js';
+import { eventually, http, watchEvents, withEmulator } from './support.js';
+
+const CM = '/api/v1/namespaces/f/configmaps';
+
+describe('fault injection', () => {
+  let emu: Emulator;
+  let call: ReturnType<typeof http>;
+  before(async () => {
+    emu = await withEmulator({ namespaces: ['f'] });
+    call = http(emu);
+  });
+  after(() => emu.stop());
+
+  test('errors for the next N matching requests, then normal answers', async () => {
+    emu.faults.addError({ match: { verb: 'list', resource: 'configmaps' }, code: 503, count: 2 });
+    assert.equal((await call('GET', CM)).status, 503);
+    assert.equal(
+      (await call('GET', '/api/v1/namespaces/f/secrets')).status,
+      200,
+      'other resources unaffected',
+    );
+    const second = await call('GET', CM);
+    assert.equal(second.status, 503);
+    assert.equal(second.json.reason, 'ServiceUnavailable');
+    assert.equal((await call('GET', CM)).status, 200);
+  });
+
+  test('429 carries Retry-After and a rate of 1 hits every request until removed', async () => {
+    const id = emu.faults.addError({
+      match: { verb: 'create' },
+      code: 429,
+      rate: 1,
+      retryAfterSeconds: 3,
+    });
+    for (let i = 0; i < 3; i++) {
+      const r = await call('POST', CM, { metadata: { name: 'x' } });
+      assert.equal(r.status, 429);
+      assert.equal(r.headers.get('retry-after'), '3');
+      assert.equal(r.json.details.retryAfterSeconds, 3);
+    }
+    emu.faults.remove(id);
+    assert.equal((await call('POST', CM, { metadata: { name: 'x' } })).status, 201);
+    assert.equal(emu.log.count({ verb: 'create', resource: 'configmaps', code: 429 }), 3);
+  });
+
+  test('latency delays only the matching verb', async () => {
+    emu.faults.addLatency({
+      match: { verb: 'get', resource: 'configmaps' },
+      fixedMs: 400,
+      jitterMs: 50,
+    });
+    const order: string[] = [];
+    const slow = call('GET', `${CM}/x`).then(() => order.push('slow get'));
+    const fast = call('GET', CM).then(() => order.push('fast list'));
+    await Promise.all([slow, fast]);
+    emu.faults.clear();
+    assert.deepEqual(order, ['fast list', 'slow get']);
+  });
+
+  test('watches can be expired (410), dropped and stalled', async () => {
+    const rv = (await call('GET', CM)).json.metadata.resourceVersion;
+    const url = `${emu.url}${CM}?watch=true&resourceVersion=${rv}`;
+    const expiring = watchEvents(url, (ev) => ev.length >= 1);
+    await eventually(() => emu.watches.count({ resource: 'configmaps' }) === 1, 'watch open');
+    assert.equal(emu.watches.expire({ resource: 'configmaps' }), 1);
+    const [err] = await expiring;
+    assert.equal(err!.type, 'ERROR');
+    assert.equal(err!.object.code, 410);
+
+    const dropped = fetch(url).then((r) => r.text());
+    await eventually(() => emu.watches.count({ resource: 'configmaps' }) === 1, 'watch open');
+    emu.watches.drop({ resource: 'configmaps' });
+    await assert.rejects(dropped, 'a dropped connection is an error, not a clean end');
+
+    const stalled = watchEvents(url, () => false, 60000);
+    await eventually(() => emu.watches.count({ resource: 'configmaps' }) === 1, 'watch open');
+    emu.watches.stall({ resource: 'configmaps' });
+    await call('POST', CM, { metadata: { name: 'unseen' } });
+    const fresh = await watchEvents(url, (ev) => ev.length >= 1);
+    assert.equal(fresh[0]!.object.metadata.name, 'unseen', 'a new watch sees the change');
+    emu.watches.close({ resource: 'configmaps' });
+    assert.deepEqual(await stalled, [], 'the stalled watch stayed silent');
+  });
+
+  test('a 410 error fault on watch answers the next watch with an in-stream ERROR', async () => {
+    emu.faults.addError({ match: { verb: 'watch', resource: 'configmaps' }, code: 410, count: 1 });
+    const [first] = await watchEvents(`${emu.url}${CM}?watch=true`, (ev) => ev.length >= 1);
+    assert.equal(first!.type, 'ERROR');
+    assert.equal(first!.object.code, 410);
+  });
+
+  test('restart keeps the data and the port', async () => {
+    await call('POST', CM, { metadata: { name: 'survivor' } });
+    const url = emu.url;
+    await emu.restart();
+    assert.equal(emu.url, url);
+    // Pooled keep-alive connections died with the old listener; a client retries.
+    await eventually(
+      async () => (await call('GET', `${CM}/survivor`)).status === 200,
+      'object served after restart',
+    );
+  });
+
+  test('the request log counts per verb, resource and user', async () => {
+    const mark = emu.log.mark();
+    await call('GET', CM, undefined, { 'Impersonate-User': 'alice' });
+    await call('GET', CM, undefined, { 'Impersonate-User': 'alice' });
+    assert.equal(
+      emu.log.count({ verb: 'list', resource: 'configmaps', user: 'alice', since: mark }),
+      2,
+    );
+    assert.equal(emu.log.count({ verb: 'list', resource: 'configmaps', user: 'alice' }), 2);
+    assert.ok(emu.log.summary()['list configmaps alice'] === 2);
+  });
+});
