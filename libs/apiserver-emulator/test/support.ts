@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,28 +17,48 @@ export interface HttpResult {
   json: any;
 }
 
-/** Plain HTTP calls against an emulator, for asserting wire-level behaviour. */
+/** Plain HTTP(S) calls against an emulator (self-signed certificates accepted), for wire-level assertions. */
 export function http(emu: Emulator) {
-  return async (
+  return (
     method: string,
     path: string,
     body?: unknown,
     headers: Record<string, string> = {},
-  ): Promise<HttpResult> => {
-    const res = await fetch(`${emu.url}${path}`, {
-      method,
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  ): Promise<HttpResult> =>
+    new Promise((resolve, reject) => {
+      const url = new URL(`${emu.url}${path}`);
+      const payload =
+        body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const req = send(
+        url,
+        {
+          method,
+          headers: { 'Content-Type': 'application/json', ...headers },
+          rejectUnauthorized: false,
+          agent: false,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let json: unknown;
+            try {
+              json = JSON.parse(text);
+            } catch {
+              json = undefined;
+            }
+            const h = new Headers();
+            for (const [k, v] of Object.entries(res.headers))
+              for (const x of Array.isArray(v) ? v : [v ?? '']) h.append(k, x);
+            resolve({ status: res.statusCode ?? 0, headers: h, text, json });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
     });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, json };
-  };
 }
 
 /** Reads a watch stream line by line until `until` says stop (or the deadline passes). */
