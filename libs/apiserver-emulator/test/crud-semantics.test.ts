@@ -58,13 +58,22 @@ describe('object semantics over REST', () => {
 
   // docs/reference/kubernetes-api/common-definitions/object-meta/ (uid, creationTimestamp, generateName)
   test('create assigns uid, creationTimestamp, generation and a generated name', async () => {
-    const r = await call('POST', BJ, { ...backupJob(''), metadata: { generateName: 'gen-' } });
+    const r = await call(
+      'POST',
+      BJ,
+      { ...backupJob(''), metadata: { generateName: 'gen-' } },
+      { 'User-Agent': 'node-fetch/1.0' },
+    );
     assert.equal(r.status, 201, r.text);
     assert.match(r.json.metadata.name, /^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
     assert.match(r.json.metadata.uid, /^[0-9a-f-]{36}$/);
     assert.match(r.json.metadata.creationTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     assert.equal(r.json.metadata.generation, 1);
-    assert.equal(r.json.metadata.managedFields[0].manager, 'node');
+    assert.equal(
+      r.json.metadata.managedFields[0].manager,
+      'node-fetch',
+      'manager from the User-Agent',
+    );
   });
 
   // CRD docs #status-subresource: generation tracks spec only; main endpoint ignores status; /status ignores the rest

@@ -30,6 +30,9 @@ export function http(emu: Emulator) {
       const payload =
         body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      // DELETE bodies need an explicit length: Node does not chunk them by default.
+      if (payload !== undefined)
+        headers = { ...headers, 'Content-Length': String(Buffer.byteLength(payload)) };
       const req = send(
         url,
         {
