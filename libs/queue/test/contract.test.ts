@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
-import { startProcess } from '../../testing/src/process.js';
+import { startProcess, type ManagedProcess } from '../../testing/src/process.js';
 import { shardKeys, shardOf, TerminalError, WorkQueue, type QueueOptions } from '../src/index.js';
 import { backendKinds, startBackend, type Backend } from './backends.js';
 import type { ConsumerProcessConfig } from './consumer-process.js';
@@ -11,7 +11,7 @@ import { gate, queueOptions, startConsumer, waitFor, waitForIdle } from './helpe
 for (const kind of backendKinds) {
   describe(`queue contract (${kind} Redis)`, () => {
     let backend: Backend;
-    const closers: (() => Promise<void>)[] = [];
+    const closers: (() => Promise<unknown>)[] = [];
     const producer = (options: QueueOptions): WorkQueue => {
       const queue = new WorkQueue(options);
       closers.push(() => queue.close());
@@ -205,10 +205,7 @@ for (const kind of backendKinds) {
     test('6. a consumer SIGKILLed mid-run loses no key: it runs elsewhere after the lock expires', async () => {
       const options = queueOptions(backend, { lockDurationMs: 1_000 });
       const queue = producer(options);
-      const child = startConsumerProcess(options, 0);
-      await child.waitForLine(/^ready$/);
-      await queue.add('hang/h');
-      await child.waitForLine(/^S hang\/h /);
+      const child = await runInConsumerProcess(closers, queue, options, 'hang/h', 0);
       child.child.kill('SIGKILL');
       await child.exited;
       const { runs } = consumer(options, () => undefined);
@@ -222,10 +219,7 @@ for (const kind of backendKinds) {
     test('6. a stalled consumer loses its lease: another runs the key and the stalled result is fenced', async () => {
       const options = queueOptions(backend, { lockDurationMs: 1_000 });
       const queue = producer(options);
-      const child = startConsumerProcess(options, 3_000);
-      await child.waitForLine(/^ready$/);
-      await queue.add('stall/s');
-      await child.waitForLine(/^S stall\/s /);
+      const child = await runInConsumerProcess(closers, queue, options, 'stall/s', 3_000);
       const { runs } = consumer(options, () => undefined);
       await waitFor(() => runs.some((r) => r.key === 'stall/s'), 'the run that took over');
       const lost = await child.waitForLine(/^L stall\/s$/);
@@ -236,7 +230,6 @@ for (const kind of backendKinds) {
         'the stalled run was still going (documented overlap)',
       );
       await waitForIdle(queue);
-      await child.stop('SIGKILL');
     });
 
     test('7. keys spread over shards; consumers serve a subset and can join later', async () => {
@@ -384,7 +377,14 @@ for (const kind of backendKinds) {
   });
 }
 
-function startConsumerProcess(options: QueueOptions, stallMs: number) {
+/** Starts a consumer process and resolves once it has started running `key`. */
+async function runInConsumerProcess(
+  closers: (() => Promise<unknown>)[],
+  queue: WorkQueue,
+  options: QueueOptions,
+  key: string,
+  stallMs: number,
+): Promise<ManagedProcess> {
   const config: ConsumerProcessConfig = {
     queue: options,
     concurrency: 2,
@@ -397,7 +397,7 @@ function startConsumerProcess(options: QueueOptions, stallMs: number) {
     longRunMs: 0,
     stallMs,
   };
-  return startProcess({
+  const child = startProcess({
     name: 'consumer',
     command: process.execPath,
     args: [
@@ -405,6 +405,11 @@ function startConsumerProcess(options: QueueOptions, stallMs: number) {
       JSON.stringify(config),
     ],
   });
+  closers.push(() => child.stop('SIGKILL'));
+  await child.waitForLine(/^ready$/);
+  await queue.add(key);
+  await child.waitForLine((line) => line.startsWith(`S ${key} `));
+  return child;
 }
 
 type MetricJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
