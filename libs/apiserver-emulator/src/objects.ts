@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js';
+import { validateCel } from './crd/cel.js';
 import { applyDefaults, prune, validate } from './crd/schema.js';
 import {
   ApiError,
@@ -505,6 +506,7 @@ export class ObjectService {
       if ((opts.fieldValidation ?? 'Warn') === 'Warn') warnings.push(...reported);
       applyDefaults(obj, rt.schema);
       const errors = validate(obj, rt.schema);
+      if (errors.length === 0) errors.push(...validateCel(obj, rt.schema, old));
       if (errors.length) throw invalid(rt.kind, rt.group, obj.metadata.name ?? '', errors);
     }
     const metaErrors = validateMeta(obj, old);

@@ -144,6 +144,26 @@ describe('object semantics over REST', () => {
     assert.match(strict.json.message, /strict decoding error: unknown field "spec.bogus"/);
   });
 
+  // CRD docs #validation-rules (x-kubernetes-validations, CEL)
+  test('CEL validation rules of the CRD reject a storage path with .. segments', async () => {
+    const bad = await call(
+      'POST',
+      BJ,
+      backupJob('cel', { storage: { claimName: 'backups', path: 'a/../b' } }),
+    );
+    assert.equal(bad.status, 422);
+    assert.match(
+      bad.json.message,
+      /spec.storage.path: Invalid value: "object": path must not contain . or .. segments/,
+    );
+    const good = await call(
+      'POST',
+      BJ,
+      backupJob('cel', { storage: { claimName: 'backups', path: 'a/b' } }),
+    );
+    assert.equal(good.status, 201, good.text);
+  });
+
   // api-concepts #dry-run
   test('dryRun=All validates and defaults but stores nothing', async () => {
     const r = await call('POST', `${BJ}?dryRun=All`, backupJob('dry'));
