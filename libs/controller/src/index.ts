@@ -3,3 +3,4 @@ export * from './clients.js';
 export * from './event-recorder.js';
 export * from './executor.js';
 export * from './reconcile-key.js';
+export * from './instrumented.js';

@@ -44,3 +44,4 @@ export {
   type WatcherControllerOptions,
 } from './watcher-controller.js';
 export { Watcher, watcherDefaults, type WatcherEvent, type WatcherOptions } from './watcher.js';
+export { apiServerCheck } from './apiserver-check.js';

@@ -1,0 +1,98 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { queueOptions, type WatcherConfig } from '../../../libs/config/src/index.js';
+import {
+  apiServerCheck,
+  apiServerUrl,
+  loadKubeConfig,
+  RestClient,
+  WatcherManager,
+} from '../../../libs/kube/src/index.js';
+import {
+  instrumentKubeConfig,
+  type HealthRegistry,
+  type Logger,
+  type OperatorMetrics,
+  type ShutdownCoordinator,
+} from '../../../libs/observability/src/index.js';
+import {
+  CONFIG,
+  HEALTH,
+  LOGGER,
+  METRICS,
+  SHUTDOWN,
+} from '../../../libs/observability/src/nest/index.js';
+import { WorkQueue } from '../../../libs/queue/src/index.js';
+
+/**
+ * Wires leader election, the informers and the queue: while this process holds the Lease, every
+ * relevant change becomes its BackupJob's key in the queue.
+ */
+@Injectable()
+export class WatchLoop implements OnApplicationBootstrap {
+  private readonly manager: WatcherManager;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: WatcherConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(METRICS) metrics: OperatorMetrics,
+    @Inject(HEALTH) health: HealthRegistry,
+    @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
+  ) {
+    const kubeConfig = instrumentKubeConfig(loadKubeConfig(config.kubeconfig), metrics.restClient);
+    // A watcher pointed at the wrong cluster is the first thing to rule out; say which one.
+    logger.info('using API server', { server: apiServerUrl(kubeConfig) });
+    const rest = new RestClient(kubeConfig);
+    const queue = new WorkQueue(queueOptions(config, metrics.registry));
+    this.manager = new WatcherManager({
+      rest,
+      leaderElection: {
+        namespace: config.leaderElection.namespace,
+        name: config.leaderElection.id,
+        identity: config.leaderElection.identity,
+        leaseDurationMs: config.leaderElection.leaseDurationMs,
+        renewDeadlineMs: config.leaderElection.renewDeadlineMs,
+        retryPeriodMs: config.leaderElection.retryPeriodMs,
+      },
+      controller: {
+        queue,
+        namespaces: config.watchNamespaces,
+        resyncPeriodMs: config.resyncPeriodMs,
+      },
+      metrics: metrics.leaderElection,
+      log: logger.child({ component: 'watcher' }),
+      // controller-runtime exits when leadership is lost, so nothing of the old term lingers.
+      onLost: () => {
+        logger.error('leadership lost; exiting to restart clean');
+        process.exit(1);
+      },
+    });
+    queue.on('reset', () => {
+      const keys = this.manager.reAddAll();
+      logger.warn('the queue lost its data in Redis; re-added every key', { keys });
+    });
+
+    health.register(apiServerCheck(rest));
+    health.register({
+      name: 'watcher',
+      probes: ['readiness'],
+      check: () => {
+        const status = this.manager.status();
+        if (!status.ready) {
+          throw new Error(
+            `leader not ready: informers ${status.synced ? 'synced' : 'not synced'}, watches ${status.healthy ? 'alive' : 'not alive'}`,
+          );
+        }
+        return { role: status.leader ? 'leader' : 'standby' };
+      },
+    });
+    shutdown.onShutdown('release', 'leader-election', () => this.manager.stop());
+    shutdown.onShutdown('close', 'work-queue', () => queue.close());
+  }
+
+  onApplicationBootstrap(): void {
+    void this.manager.run();
+    this.logger.info('campaigning for leadership', {
+      lease: `${this.config.leaderElection.namespace}/${this.config.leaderElection.id}`,
+    });
+  }
+}

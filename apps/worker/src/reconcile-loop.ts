@@ -1,0 +1,84 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { queueOptions, type WorkerConfig } from '../../../libs/config/src/index.js';
+import {
+  createReconcileKey,
+  instrumentReconcileKey,
+  type ReconcileKey,
+} from '../../../libs/controller/src/index.js';
+import {
+  apiServerCheck,
+  apiServerUrl,
+  loadKubeConfig,
+  RestClient,
+} from '../../../libs/kube/src/index.js';
+import {
+  instrumentKubeConfig,
+  type HealthRegistry,
+  type Logger,
+  type OperatorMetrics,
+  type ShutdownCoordinator,
+} from '../../../libs/observability/src/index.js';
+import {
+  CONFIG,
+  HEALTH,
+  LOGGER,
+  METRICS,
+  SHUTDOWN,
+} from '../../../libs/observability/src/nest/index.js';
+import { QueueConsumer } from '../../../libs/queue/src/index.js';
+import { reconcilerConfig } from '../../../libs/reconciler/src/index.js';
+
+/**
+ * Wires the queue consumer to the BackupJob controller: keys from this worker's shards go to
+ * reconcileKey, WORKER_CONCURRENCY at a time; SIGTERM stops intake and drains.
+ */
+@Injectable()
+export class ReconcileLoop implements OnApplicationBootstrap {
+  private readonly consumer: QueueConsumer;
+  private readonly reconcileKey: ReconcileKey;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: WorkerConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(METRICS) metrics: OperatorMetrics,
+    @Inject(HEALTH) health: HealthRegistry,
+    @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
+  ) {
+    const kubeConfig = instrumentKubeConfig(loadKubeConfig(config.kubeconfig), metrics.restClient);
+    logger.info('using API server', { server: apiServerUrl(kubeConfig) });
+    health.register(apiServerCheck(new RestClient(kubeConfig)));
+
+    this.reconcileKey = instrumentReconcileKey(
+      createReconcileKey({
+        kubeConfig,
+        config: reconcilerConfig({ defaultImage: config.backupImage }),
+        logger,
+        reportingInstance: config.podName,
+      }),
+      metrics.controller.forController('backupjob', config.concurrency),
+    );
+    this.consumer = new QueueConsumer(queueOptions(config, metrics.registry));
+    this.consumer.on('leaseLost', (key) =>
+      logger.warn('lease lost: another worker took over the key', { key }),
+    );
+    this.consumer.on('runFailed', (key, err, terminal) =>
+      logger.warn('reconcile failed', { key, err, terminal }),
+    );
+
+    shutdown.onShutdown('drain', 'queue-consumer', () =>
+      this.consumer.shutdown({ drainTimeoutMs: config.shutdownGracePeriodMs }),
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    this.consumer.start({
+      shards: this.config.shards,
+      concurrency: this.config.concurrency,
+      handler: this.reconcileKey,
+    });
+    this.logger.info('consuming keys', {
+      shards: this.config.shards.length,
+      concurrency: this.config.concurrency,
+    });
+  }
+}

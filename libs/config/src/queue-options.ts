@@ -1,0 +1,17 @@
+import type { Registry } from 'prom-client';
+import type { QueueOptions } from '../../queue/src/options.js';
+import type { CommonConfig } from './common.js';
+import { redisOptions } from './redis.js';
+
+/** The queue both apps open: the watcher produces into it, workers consume from it. */
+export function queueOptions(config: CommonConfig, registry?: Registry): QueueOptions {
+  return {
+    name: config.queue.name,
+    controller: 'backupjob',
+    connection: { redis: redisOptions(config.redis) },
+    shards: config.queue.shards,
+    lockDurationMs: config.queue.lockDurationMs,
+    backoff: { baseMs: config.queue.backoffBaseMs, maxMs: config.queue.backoffMaxMs },
+    registry,
+  };
+}

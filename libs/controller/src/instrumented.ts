@@ -1,0 +1,24 @@
+import type { ReconcileRecorder } from '../../observability/src/metrics.js';
+import { isTerminalError, type Result } from '../../queue/src/result.js';
+import type { ReconcileKey } from './reconcile-key.js';
+
+/**
+ * Counts every reconcile in controller-runtime's metrics: result label, duration, errors,
+ * terminal errors and the number running now.
+ */
+export function instrumentReconcileKey(
+  reconcileKey: ReconcileKey,
+  recorder: ReconcileRecorder,
+): ReconcileKey {
+  return async (key: string): Promise<Result> => {
+    const done = recorder.start();
+    try {
+      const result = await reconcileKey(key);
+      done(result?.requeueAfter ? 'requeue_after' : 'success');
+      return result;
+    } catch (err) {
+      done('error', { terminal: isTerminalError(err) });
+      throw err;
+    }
+  };
+}

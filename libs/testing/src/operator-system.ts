@@ -1,0 +1,214 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import {
+  start as startEmulator,
+  type Emulator,
+  type StartOptions as EmulatorOptions,
+} from '../../apiserver-emulator/src/index.js';
+import type { KubeObject } from '../../apiserver-emulator/src/index.js';
+import { freePort } from './ports.js';
+import { startProcess, type ManagedProcess } from './process.js';
+import { startRedisServer, type RedisServer } from './redis-server.js';
+
+/** The namespace and ServiceAccounts the Helm chart creates (config/rbac is generated from the same rules). */
+export const OPERATOR_NAMESPACE = 'backupjob-operator-system';
+const SERVICE_ACCOUNTS = {
+  watcher: 'backupjob-operator-watcher',
+  worker: 'backupjob-operator-worker',
+} as const;
+type Component = keyof typeof SERVICE_ACCOUNTS;
+
+const ENTRY_POINTS: Record<Component, string> = {
+  watcher: fileURLToPath(new URL('../../../apps/watcher/src/main.js', import.meta.url)),
+  worker: fileURLToPath(new URL('../../../apps/worker/src/main.js', import.meta.url)),
+};
+
+export interface OperatorSystemOptions {
+  watchers?: number;
+  workers?: number;
+  /** Enforce RBAC in the emulator; the operator always runs under its ServiceAccounts' tokens. */
+  rbac?: boolean;
+  /** Install the BackupJob CRD before the operator starts (user-flow tests install it with kubectl). */
+  installCrd?: boolean;
+  /** Use this Redis instead of starting a private one. */
+  redisUrl?: string;
+  emulator?: EmulatorOptions;
+  /** Extra environment for every operator process (e.g. shorter lease timings). */
+  env?: Record<string, string>;
+  /** RBAC documents to apply instead of config/rbac (a test removes one rule). */
+  rbacDocuments?: KubeObject[];
+}
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface KubectlOptions {
+  input?: string;
+  binary?: string;
+  timeoutMs?: number;
+}
+
+/**
+ * Runs kubectl asynchronously: the emulator usually lives in the calling process, so a blocking
+ * spawn would leave it unable to answer.
+ */
+export function runKubectl(
+  kubeconfigPath: string,
+  args: string[],
+  options: KubectlOptions = {},
+): Promise<KubectlResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(options.binary ?? 'kubectl', ['--kubeconfig', kubeconfigPath, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+export interface OperatorSystem {
+  readonly emulator: Emulator;
+  readonly redisUrl: string;
+  readonly redis: RedisServer | undefined;
+  /** Admin kubeconfig file, for kubectl and test assertions. */
+  readonly kubeconfigPath: string;
+  readonly watchers: ManagedProcess[];
+  readonly workers: ManagedProcess[];
+  startWatcher(env?: Record<string, string>): Promise<ManagedProcess>;
+  startWorker(env?: Record<string, string>): Promise<ManagedProcess>;
+  /** Runs the real kubectl (or `binary`) against the emulator as admin. */
+  kubectl(args: string[], options?: KubectlOptions): Promise<KubectlResult>;
+  /** Ports of a started process's metrics and health listeners. */
+  portsOf(process: ManagedProcess): { metrics: number; health: number };
+  stop(): Promise<void>;
+}
+
+/** Documents of config/rbac: the ServiceAccounts, Roles and bindings the chart gives the operator. */
+export function operatorRbacDocuments(): KubeObject[] {
+  return ['watcher', 'worker'].flatMap((c) =>
+    parseAllDocuments(readFileSync(join(process.cwd(), 'config/rbac', `${c}.yaml`), 'utf8'))
+      .map((d) => d.toJS() as KubeObject | null)
+      .filter((d): d is KubeObject => d !== null),
+  );
+}
+
+export function backupJobCrdDocument(): KubeObject {
+  const text = readFileSync(
+    join(process.cwd(), 'config/crd/bases/ops.example.com_backupjobs.yaml'),
+    'utf8',
+  );
+  return parseAllDocuments(text)[0]!.toJS() as KubeObject;
+}
+
+/**
+ * The whole system as production runs it, on one machine: the API emulator as the cluster, a
+ * private Redis, watcher and worker processes started from the built entry points under the
+ * chart's ServiceAccount identities.
+ */
+export async function startOperatorSystem(
+  options: OperatorSystemOptions = {},
+): Promise<OperatorSystem> {
+  const dir = mkdtempSync(join(tmpdir(), 'operator-system-'));
+  const emulator = await startEmulator({
+    port: 0,
+    tls: true,
+    rbac: options.rbac ?? false,
+    namespaces: [OPERATOR_NAMESPACE, ...(options.emulator?.namespaces ?? [])],
+    ...options.emulator,
+  });
+  const redis = options.redisUrl ? undefined : await startRedisServer();
+  const redisUrl = options.redisUrl ?? redis!.url;
+  const kubeconfigPath = join(dir, 'admin.kubeconfig');
+  writeFileSync(kubeconfigPath, emulator.kubeconfig);
+
+  if (options.installCrd ?? true) emulator.objects.create(backupJobCrdDocument());
+  for (const doc of options.rbacDocuments ?? operatorRbacDocuments()) emulator.objects.create(doc);
+
+  const kubeconfigs: Record<Component, string> = { watcher: '', worker: '' };
+  for (const component of Object.keys(SERVICE_ACCOUNTS) as Component[]) {
+    kubeconfigs[component] = join(dir, `${component}.kubeconfig`);
+    writeFileSync(
+      kubeconfigs[component],
+      emulator.kubeconfigForServiceAccount(OPERATOR_NAMESPACE, SERVICE_ACCOUNTS[component]),
+    );
+  }
+
+  const watchers: ManagedProcess[] = [];
+  const workers: ManagedProcess[] = [];
+  const ports = new Map<ManagedProcess, { metrics: number; health: number }>();
+  const counters: Record<Component, number> = { watcher: 0, worker: 0 };
+
+  async function launch(
+    component: Component,
+    env: Record<string, string> = {},
+  ): Promise<ManagedProcess> {
+    const index = counters[component]++;
+    const metrics = await freePort();
+    const health = await freePort();
+    const proc = startProcess({
+      name: `${component}-${index}`,
+      command: process.execPath,
+      args: [ENTRY_POINTS[component]],
+      env: {
+        KUBECONFIG: kubeconfigs[component],
+        REDIS_URL: redisUrl,
+        METRICS_PORT: String(metrics),
+        HEALTH_PORT: String(health),
+        METRICS_BIND_ADDRESS: '127.0.0.1',
+        HEALTH_BIND_ADDRESS: '127.0.0.1',
+        POD_NAME: `${component}-${index}`,
+        POD_NAMESPACE: OPERATOR_NAMESPACE,
+        LEADER_ELECTION_NAMESPACE: OPERATOR_NAMESPACE,
+        QUEUE_SHARDS: '4',
+        LOG_LEVEL: 'debug',
+        ...options.env,
+        ...env,
+      },
+    });
+    ports.set(proc, { metrics, health });
+    (component === 'watcher' ? watchers : workers).push(proc);
+    return proc;
+  }
+
+  for (let i = 0; i < (options.watchers ?? 2); i++) await launch('watcher');
+  for (let i = 0; i < (options.workers ?? 2); i++) await launch('worker');
+
+  return {
+    emulator,
+    redisUrl,
+    redis,
+    kubeconfigPath,
+    watchers,
+    workers,
+    startWatcher: (env) => launch('watcher', env),
+    startWorker: (env) => launch('worker', env),
+    kubectl: (args, kubectlOptions) => runKubectl(kubeconfigPath, args, kubectlOptions),
+    portsOf(proc) {
+      const p = ports.get(proc);
+      if (!p) throw new Error(`${proc.name} was not started by this system`);
+      return p;
+    },
+    async stop() {
+      await Promise.all([...watchers, ...workers].map((p) => p.stop('SIGTERM')));
+      await emulator.stop();
+      await redis?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
