@@ -16,11 +16,12 @@ COPY apps apps
 COPY libs libs
 RUN npm run build
 
-# Only the production dependencies, installed from the same lockfile.
+# Only the production dependencies, installed from the same lockfile (the npm cache stays behind
+# in this stage).
 FROM node:${NODE_VERSION}-bookworm-slim AS production-dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production
