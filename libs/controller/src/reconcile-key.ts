@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig, V1CronJob, V1Job } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION, type BackupJob } from '../../api/src/index.js';
@@ -59,7 +60,9 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
 
   return async (key: string): Promise<QueueResult> => {
     const { namespace, name } = parseKey(key);
-    const log = baseLog.child({ key, namespace, name });
+    // controller-runtime's reconcileID: ties together every line of one run of one key.
+    const log = baseLog.child({ key, namespace, name, reconcileID: randomUUID() });
+    log.debug('reconcile started');
     const executor = new ActionExecutor(clients, recorder, log);
     let result: Result;
     try {
