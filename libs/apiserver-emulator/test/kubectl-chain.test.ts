@@ -194,7 +194,11 @@ async function chain(emu: Emulator, bin: string): Promise<void> {
 for (const { label, bin } of versions) {
   describe(label, () => {
     if (!installed(bin)) {
-      test(`chain (${bin} is not installed)`, { skip: `${bin} not installed` }, () => {});
+      const hint =
+        bin === KUBECTL_120
+          ? ' (libs/apiserver-emulator/bin/install-kubectl-1.20.sh installs it)'
+          : '';
+      test(`chain (${bin} is not installed)`, { skip: `${bin} not installed${hint}` }, () => {});
       return;
     }
     test('apply CRD and sample, get with printer columns, describe with Events, can-i, get -w, delete waits for finalizers', async () => {
