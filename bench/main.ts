@@ -4,6 +4,7 @@
  * regenerates docs/performance.md with its SVG charts.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeMachine } from './lib/machine.js';
@@ -41,6 +42,7 @@ for (const s of systems) {
 }
 
 const started = Date.now();
+const loadBefore = loadavg();
 const log = (message: string) => {
   const t = ((Date.now() - started) / 1000).toFixed(0).padStart(5);
   process.stderr.write(`[bench ${t}s] ${message}\n`);
@@ -97,6 +99,7 @@ const bench: BenchResults = {
   machine: describeMachine(),
   systems: [...systems],
   seconds: (Date.now() - started) / 1000,
+  loadAverage: { before: loadBefore, after: loadavg() },
   scenarios: results,
 };
 const stamp = now.toISOString().slice(0, 16).replace(/:/g, '');

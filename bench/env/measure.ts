@@ -91,6 +91,10 @@ export interface Window {
   readonly requests: Record<string, number>;
   readonly redisCommands: Record<string, number>;
   readonly queueWait: Buckets;
+  /** Mean seconds per reconcile (controller_runtime_reconcile_time_seconds sum ÷ count). */
+  readonly reconcileMean: number;
+  /** Mean seconds a key waited in the queue (workqueue_queue_duration_seconds sum ÷ count). */
+  readonly queueWaitMean: number;
 }
 
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -111,6 +115,12 @@ function delta(
     if (d !== 0) out[k] = d;
   }
   return out;
+}
+
+function meanOf(before: Snapshot, after: Snapshot, histogram: string): number {
+  const sum = total(after, `${histogram}_sum`) - total(before, `${histogram}_sum`);
+  const count = total(after, `${histogram}_count`) - total(before, `${histogram}_count`);
+  return count > 0 ? sum / count : Number.NaN;
 }
 
 export function windowOf(before: Snapshot, after: Snapshot): Window {
@@ -138,6 +148,8 @@ export function windowOf(before: Snapshot, after: Snapshot): Window {
     requestsByVerb,
     requests,
     redisCommands,
+    reconcileMean: meanOf(before, after, 'controller_runtime_reconcile_time_seconds'),
+    queueWaitMean: meanOf(before, after, 'workqueue_queue_duration_seconds'),
     queueWait: diffBuckets(
       buckets(after, 'workqueue_queue_duration_seconds'),
       buckets(before, 'workqueue_queue_duration_seconds'),

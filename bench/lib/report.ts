@@ -100,7 +100,10 @@ export function writeReport(results: BenchResults, docsDir: string, resultsFile:
       `the raw measurements are in \`${resultsFile}\`.`,
     '',
     `Machine: ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Redis ${m.redis}, Linux ${m.kernel}. ` +
-      'The emulator, Redis, every operator process and the bench itself share these cores.',
+      'The emulator, Redis, every operator process and the bench itself share these cores. ' +
+      `Load average (1/5/15 min) before the run ${results.loadAverage.before.map((v) => v.toFixed(1)).join('/')}, ` +
+      `after ${results.loadAverage.after.map((v) => v.toFixed(1)).join('/')}: other work on the machine competes for the same cores, ` +
+      'and each configuration ran once, so differences of a few tens of percent between neighbouring rows are within the noise.',
     '',
     `Systems: ${results.systems.join(', ')}.`,
     '',

@@ -56,5 +56,7 @@ export interface BenchResults {
   readonly machine: Machine;
   readonly systems: readonly string[];
   readonly seconds: number;
+  /** 1/5/15-minute load averages before and after: other work on the machine competes for its cores. */
+  readonly loadAverage: { readonly before: readonly number[]; readonly after: readonly number[] };
   readonly scenarios: readonly ScenarioResult[];
 }
