@@ -129,8 +129,9 @@ export async function startOperatorSystem(
     port: 0,
     tls: true,
     rbac: options.rbac ?? false,
-    namespaces: [OPERATOR_NAMESPACE, ...(options.emulator?.namespaces ?? [])],
     ...options.emulator,
+    // After the caller's options: the operator's own namespace must exist whatever else is asked.
+    namespaces: [OPERATOR_NAMESPACE, ...(options.emulator?.namespaces ?? [])],
   });
   const redis = options.redisUrl ? undefined : await startRedisServer();
   const redisUrl = options.redisUrl ?? redis!.url;
