@@ -1,4 +1,5 @@
 import { sleep } from './backoff.js';
+import { recordLeaderEvent } from './leader-event.js';
 import { LeaseObserver } from './lease-observer.js';
 import { errorFields, silentLog, type Log } from './log.js';
 import { isApiError, type RestClient } from './rest.js';
@@ -34,6 +35,11 @@ export interface LeaderElectorOptions {
   readonly leaseDurationMs?: number;
   readonly renewDeadlineMs?: number;
   readonly retryPeriodMs?: number;
+  /**
+   * reportingController of the "became leader" Event written on the Lease; no Event when
+   * undefined.
+   */
+  readonly eventController?: string;
   /** Give the lease up on stop(), so a standby need not wait out the lease. Default true. */
   readonly releaseOnCancel?: boolean;
   readonly callbacks: LeaderCallbacks;
@@ -132,6 +138,15 @@ export class LeaderElector {
     this.setGauge(true);
     this.log.info('became leader', { lease: this.lock.describe(), identity: this.identity });
     this.options.callbacks.onStartedLeading(leadership.signal);
+    if (this.options.eventController && this.lastWritten) {
+      void recordLeaderEvent(
+        this.options.rest,
+        this.lastWritten,
+        this.identity,
+        this.options.eventController,
+        this.log,
+      );
+    }
     const reason = await this.renewUntilLost(acquiredAt);
     // Stop acting first, so no work overlaps a successor that takes the released lease.
     this.leading = false;

@@ -1,3 +1,4 @@
+import { MANAGED_BY_VALUE } from '../../api/src/index.js';
 import {
   LeaderElector,
   type LeaderElectorOptions,
@@ -42,6 +43,7 @@ export class WatcherManager {
   constructor(private readonly options: WatcherManagerOptions) {
     this.log = options.log ?? silentLog;
     this.elector = new LeaderElector({
+      eventController: MANAGED_BY_VALUE,
       ...options.leaderElection,
       rest: options.rest,
       metrics: options.metrics,

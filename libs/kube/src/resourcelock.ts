@@ -17,6 +17,7 @@ export interface Lease {
   readonly metadata: {
     readonly name?: string;
     readonly namespace?: string;
+    readonly uid?: string;
     readonly resourceVersion?: string;
   };
   readonly spec?: {

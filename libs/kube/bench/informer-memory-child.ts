@@ -1,0 +1,46 @@
+// One measurement of informer-memory.ts: MODE=full caches whole objects as client-node's informer
+// does; MODE=watcher runs the informers exactly as the WatcherController configures them.
+import { Informer } from '../src/informer.js';
+import { BACKUPJOBS, CRONJOBS } from '../src/resource.js';
+import { stripToOwnership, stripToPredicateFields } from '../src/transform.js';
+import { CHILD_SELECTOR } from '../src/watcher-controller.js';
+import { restFrom } from '../test/cluster.js';
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with --expose-gc');
+const watcherMode = process.env.MODE === 'watcher';
+const rest = restFrom(process.env.KUBECONFIG_TEXT ?? '');
+
+gc();
+const before = process.memoryUsage();
+const started = performance.now();
+const informers = [
+  new Informer({
+    rest,
+    resource: BACKUPJOBS,
+    metadataOnly: watcherMode,
+    transform: watcherMode ? stripToPredicateFields : undefined,
+  }),
+  new Informer({
+    rest,
+    resource: CRONJOBS,
+    labelSelector: CHILD_SELECTOR,
+    metadataOnly: watcherMode,
+    transform: watcherMode ? stripToOwnership : undefined,
+  }),
+];
+for (const informer of informers) informer.start();
+while (!informers.every((i) => i.synced)) await new Promise((r) => setTimeout(r, 20));
+const syncMs = Math.round(performance.now() - started);
+await new Promise((r) => setTimeout(r, 200));
+gc();
+const after = process.memoryUsage();
+process.stdout.write(
+  JSON.stringify({
+    heapBytes: after.heapUsed - before.heapUsed,
+    rssBytes: after.rss - before.rss,
+    syncMs,
+    cached: informers.reduce((n, i) => n + i.size, 0),
+  }),
+);
+await Promise.all(informers.map((i) => i.stop()));
