@@ -30,7 +30,8 @@ export class ObjectClient {
     const rt = this.resource(obj.apiVersion!, obj.kind!);
     return this.out(
       rt,
-      this.svc.create(rt, obj.metadata.namespace ?? '', obj, { fieldManager: this.manager }).obj,
+      this.svc.create(rt, obj.metadata.namespace ?? '', clone(obj), { fieldManager: this.manager })
+        .obj,
     ) as T;
   }
 
@@ -61,7 +62,7 @@ export class ObjectClient {
     const rt = this.resource(obj.apiVersion!, obj.kind!);
     return this.out(
       rt,
-      this.svc.update(rt, obj.metadata.namespace ?? '', obj.metadata.name!, obj, {
+      this.svc.update(rt, obj.metadata.namespace ?? '', obj.metadata.name!, clone(obj), {
         fieldManager: this.manager,
         subresource,
       }).obj,
@@ -80,7 +81,7 @@ export class ObjectClient {
     const rt = this.resource(apiVersion, kind);
     return this.out(
       rt,
-      this.svc.patch(rt, namespace, name, PATCH_TYPES.merge, patch, {
+      this.svc.patch(rt, namespace, name, PATCH_TYPES.merge, clone(patch), {
         fieldManager: this.manager,
         subresource,
       }).obj,

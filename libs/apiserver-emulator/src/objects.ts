@@ -425,7 +425,8 @@ export class ObjectService {
         `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`,
       );
     }
-    const withType = { ...clone(body), apiVersion, kind: rt.kind } as KubeObject;
+    // Bodies are owned by the service from here on (HTTP bodies are freshly parsed; ObjectClient clones).
+    const withType = { ...body, apiVersion, kind: rt.kind } as KubeObject;
     if (!isPlainObject(withType.metadata)) withType.metadata = {};
     if (!rt.toStorage) return withType;
     // Only Events convert on the way in, and their storage form is core/v1.

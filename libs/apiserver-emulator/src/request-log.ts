@@ -113,7 +113,7 @@ export class RequestLog {
       fieldManager: rec.fieldManager,
       code: rec.code,
     };
-    const id = JSON.stringify(key);
+    const id = `${key.verb}\u0000${key.group}\u0000${key.version}\u0000${key.resource}\u0000${key.subresource}\u0000${key.namespace}\u0000${key.user}\u0000${key.fieldManager}\u0000${key.code}`;
     const c = this.counters.get(id);
     if (c) c.n++;
     else this.counters.set(id, { key, n: 1 });

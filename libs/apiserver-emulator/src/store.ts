@@ -17,6 +17,8 @@ type ChangeListener = (change: StoreChange) => void;
 class Bucket {
   readonly byNamespace = new Map<string, Map<string, Stored>>();
   size = 0;
+  /** Sorted `namespace/name` keys per namespace ('' = all), rebuilt after creates and deletes only. */
+  sorted = new Map<string, string[]>();
   constructor(readonly cache: WatchCache) {}
 }
 
@@ -33,6 +35,9 @@ export class Store {
   readonly dependents = new Map<string, Set<string>>();
   /** uid → storage reference (`storageKey\0namespace\0name`). */
   readonly byUid = new Map<string, string>();
+
+  /** The serialisation of every object version still referenced somewhere (responses reuse it). */
+  private readonly serialised = new WeakMap<KubeObject, string>();
 
   constructor(
     private readonly watchCacheSize: number,
@@ -64,6 +69,11 @@ export class Store {
     return [...this.buckets.keys()];
   }
 
+  /** JSON of a stored object version, if this object is one. */
+  jsonOf(obj: KubeObject): string | undefined {
+    return this.serialised.get(obj);
+  }
+
   get(storageKey: string, namespace: string, name: string): Stored | undefined {
     return this.buckets.get(storageKey)?.byNamespace.get(namespace)?.get(name);
   }
@@ -77,6 +87,21 @@ export class Store {
       return;
     }
     for (const ns of b.byNamespace.values()) yield* ns.values();
+  }
+
+  /** Keys `namespace/name` in order, for paging (api-concepts: lists are ordered by key). */
+  sortedKeys(storageKey: string, namespace?: string): string[] {
+    const b = this.buckets.get(storageKey);
+    if (!b) return [];
+    const cacheKey = namespace ?? '';
+    let keys = b.sorted.get(cacheKey);
+    if (!keys) {
+      keys = [...this.list(storageKey, namespace)]
+        .map((s) => `${s.obj.metadata.namespace ?? ''}/${s.obj.metadata.name}`)
+        .sort();
+      b.sorted.set(cacheKey, keys);
+    }
+    return keys;
   }
 
   count(storageKey: string, namespace?: string): number {
@@ -100,8 +125,10 @@ export class Store {
     const rv = ++this.rv;
     obj.metadata.resourceVersion = String(rv);
     const stored: Stored = { obj, json: JSON.stringify(obj), rv };
+    this.serialised.set(obj, stored.json);
     if (!prev) {
       b.size++;
+      b.sorted.clear();
       if (obj.metadata.uid)
         this.byUid.set(obj.metadata.uid, `${storageKey}\u0000${ns}\u0000${name}`);
     }
@@ -120,6 +147,7 @@ export class Store {
     nsMap.delete(name);
     if (nsMap.size === 0) b.byNamespace.delete(namespace);
     b.size--;
+    b.sorted.clear();
     if (prev.obj.metadata.uid) this.byUid.delete(prev.obj.metadata.uid);
     const rv = ++this.rv;
     const obj: KubeObject = {
@@ -127,6 +155,7 @@ export class Store {
       metadata: { ...prev.obj.metadata, resourceVersion: String(rv) },
     };
     const stored: Stored = { obj, json: JSON.stringify(obj), rv };
+    this.serialised.set(obj, stored.json);
     this.indexOwners(storageKey, prev.obj, undefined);
     this.emit(storageKey, b, { type: 'DELETED', rv, obj, json: stored.json, prev: prev.obj });
     return stored;

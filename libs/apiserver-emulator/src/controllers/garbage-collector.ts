@@ -1,4 +1,4 @@
-import type { ObjectService } from '../objects.js';
+import { PATCH_TYPES, type ObjectService } from '../objects.js';
 import type { ResourceType } from '../resource-type.js';
 import { parseDependentRef } from '../store.js';
 import type { KubeObject, OwnerReference } from '../types.js';
@@ -108,32 +108,22 @@ export class GarbageCollector {
     const dep = this.resolve(ref);
     if (!dep) return;
     const refs = (dep.obj.metadata.ownerReferences ?? []).filter((r) => r.uid !== ownerUid);
-    const next = {
-      ...dep.obj,
-      metadata: { ...dep.obj.metadata, ownerReferences: refs.length ? refs : undefined },
-    };
-    this.svc.update(
-      dep.rt,
-      dep.obj.metadata.namespace ?? '',
-      dep.obj.metadata.name!,
-      this.svc.serve(dep.rt, next),
-      { fieldManager: 'garbage-collector' },
-    );
+    this.patchMeta(dep.rt, dep.obj, { ownerReferences: refs.length ? refs : null });
   }
 
   private removeFinalizer(rt: ResourceType, obj: KubeObject, finalizer: string): void {
-    const next = {
-      ...obj,
-      metadata: {
-        ...obj.metadata,
-        finalizers: (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer),
-      },
-    };
-    this.svc.update(
+    this.patchMeta(rt, obj, {
+      finalizers: (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer),
+    });
+  }
+
+  private patchMeta(rt: ResourceType, obj: KubeObject, metadata: Record<string, unknown>): void {
+    this.svc.patch(
       rt,
       obj.metadata.namespace ?? '',
       obj.metadata.name!,
-      this.svc.serve(rt, next),
+      PATCH_TYPES.merge,
+      { metadata },
       { fieldManager: 'garbage-collector' },
     );
   }

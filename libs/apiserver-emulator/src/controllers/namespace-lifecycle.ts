@@ -1,4 +1,4 @@
-import type { ObjectService } from '../objects.js';
+import { PATCH_TYPES, type ObjectService } from '../objects.js';
 import type { ResourceType } from '../resource-type.js';
 import { MicroQueue } from './queue.js';
 
@@ -61,11 +61,12 @@ export class NamespaceLifecycle {
       return;
     const spec = (namespace.obj.spec ?? {}) as { finalizers?: string[] };
     if ((spec.finalizers ?? []).length === 0) return;
-    this.svc.update(
+    this.svc.patch(
       nsRt,
       '',
       ns,
-      { ...namespace.obj, spec: { ...spec, finalizers: [] } },
+      PATCH_TYPES.merge,
+      { spec: { finalizers: [] } },
       { subresource: 'finalize', fieldManager: 'namespace-controller' },
     );
   }

@@ -52,23 +52,47 @@ export function listPage(
   const cont = query.get('continue');
   const token = cont ? decodeContinue(cont, svc.store.compactedRv) : undefined;
   const rv = token?.rv ?? svc.store.resourceVersion;
-  let items: Stored[] = [];
-  for (const s of svc.store.list(rt.storageKey, rt.namespaced ? namespace : undefined)) {
-    if (!filter || filter(s.obj)) items.push(s);
+  const ns = rt.namespaced && namespace ? namespace : undefined;
+  if (!(limit > 0) && !token) {
+    const items: Stored[] = [];
+    for (const s of svc.store.list(rt.storageKey, ns)) if (!filter || filter(s.obj)) items.push(s);
+    return { items, resourceVersion: String(rv) };
   }
-  if (!(limit > 0) && !token) return { items, resourceVersion: String(rv) };
-  items.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
-  if (token) items = items.filter((s) => keyOf(s) > token.start);
-  if (!(limit > 0) || items.length <= limit) return { items, resourceVersion: String(rv) };
-  const page = items.slice(0, limit);
-  const next: ContinueToken = { rv, start: keyOf(page[page.length - 1]!) };
+  const keys = svc.store.sortedKeys(rt.storageKey, ns);
+  let i = token ? upperBound(keys, token.start) : 0;
+  const items: Stored[] = [];
+  for (; i < keys.length && (!(limit > 0) || items.length < limit); i++) {
+    const key = keys[i]!;
+    const slash = key.indexOf('/');
+    const s = svc.store.get(rt.storageKey, key.slice(0, slash), key.slice(slash + 1));
+    if (s && (!filter || filter(s.obj))) items.push(s);
+  }
+  const more = keys.slice(i).some((key) => {
+    if (!filter) return true;
+    const slash = key.indexOf('/');
+    const s = svc.store.get(rt.storageKey, key.slice(0, slash), key.slice(slash + 1));
+    return !!s && filter(s.obj);
+  });
+  if (!more || items.length === 0) return { items, resourceVersion: String(rv) };
+  const next: ContinueToken = { rv, start: keyOf(items[items.length - 1]!) };
   const out: ListPage = {
-    items: page,
+    items,
     resourceVersion: String(rv),
     continue: Buffer.from(JSON.stringify(next)).toString('base64url'),
   };
-  if (!filter) out.remainingItemCount = items.length - limit;
+  if (!filter) out.remainingItemCount = keys.length - i;
   return out;
+}
+
+function upperBound(keys: string[], start: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (keys[mid]! <= start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 export function listMeta(page: ListPage): Record<string, unknown> {

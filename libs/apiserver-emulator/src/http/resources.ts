@@ -93,7 +93,8 @@ function sendObject(
     sendJson(ctx.res, code, t);
     return;
   }
-  sendJson(ctx.res, code, served, warningHeaders(warnings));
+  const json = served === obj ? ctx.core.store.jsonOf(obj) : undefined;
+  sendJson(ctx.res, code, json ?? served, warningHeaders(warnings));
 }
 
 function includeObject(query: URLSearchParams): IncludeObject {
