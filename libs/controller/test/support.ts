@@ -25,11 +25,26 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
-  const emu = await start({ port: 0, namespaces: [NAMESPACE] });
-  emu.objects.create(backupJobCrd() as unknown as KubeObject);
+export interface HarnessOptions {
+  /** Enforce RBAC and reconcile as this ServiceAccount (namespace/name) instead of admin. */
+  readonly serviceAccount?: { readonly namespace: string; readonly name: string };
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const sa = options.serviceAccount;
+  const namespaces = sa ? [NAMESPACE, sa.namespace] : [NAMESPACE];
+  const emu = await start({ port: 0, namespaces, rbac: sa !== undefined });
   const kc = new KubeConfig();
-  kc.loadFromString(emu.kubeconfig);
+  try {
+    emu.objects.create(backupJobCrd() as unknown as KubeObject);
+    if (sa) {
+      emu.objects.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { ...sa } });
+    }
+    kc.loadFromString(sa ? emu.kubeconfigForServiceAccount(sa.namespace, sa.name) : emu.kubeconfig);
+  } catch (err) {
+    await emu.stop();
+    throw err;
+  }
   const logLines: string[] = [];
   let offsetMs = 0;
   const reconcileKey = createReconcileKey({
