@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import type { OperatorSystem } from '../../../libs/testing/src/operator-system.js';
+import type { ManagedProcess } from '../../../libs/testing/src/process.js';
+import { condition, eventually, getBackupJob, getCronJob } from '../../e2e/support.js';
+import { NAMESPACE, type Fleet } from './fleet.js';
+import { lastStarts, overlappingRuns, reconcileRuns, type ReconcileRun } from './reconcile-log.js';
+
+interface CronJobSpec {
+  schedule?: string;
+  suspend?: boolean;
+  timeZone?: string;
+}
+
+interface OwnerReference {
+  kind?: string;
+  uid?: string;
+  controller?: boolean;
+}
+
+/** What is still wrong with one BackupJob, or undefined when it has converged. */
+function problemOf(sys: OperatorSystem, name: string): string | undefined {
+  const bj = getBackupJob(sys, NAMESPACE, name);
+  if (!bj) return 'BackupJob missing';
+  const cj = getCronJob(sys, NAMESPACE, name);
+  if (!cj) return 'no CronJob';
+  const spec = bj.spec as CronJobSpec;
+  const cjSpec = (cj.spec ?? {}) as CronJobSpec;
+  if (cjSpec.schedule !== spec.schedule)
+    return `CronJob schedule ${cjSpec.schedule} ≠ ${spec.schedule}`;
+  if ((cjSpec.suspend ?? false) !== (spec.suspend ?? false)) return 'CronJob suspend ≠ spec';
+  if (cjSpec.timeZone !== spec.timeZone)
+    return `CronJob timeZone ${cjSpec.timeZone} ≠ ${spec.timeZone}`;
+  const owners = (cj.metadata.ownerReferences ?? []) as OwnerReference[];
+  if (
+    !owners.some(
+      (o) => o.controller === true && o.kind === 'BackupJob' && o.uid === bj.metadata.uid,
+    )
+  )
+    return 'CronJob lacks the controller ownerReference';
+  if (bj.status?.observedGeneration !== bj.metadata.generation)
+    return `observedGeneration ${bj.status?.observedGeneration} ≠ generation ${bj.metadata.generation}`;
+  if (condition(bj, 'Ready')?.status !== 'True') return 'Ready is not True';
+  return undefined;
+}
+
+export function convergenceProblems(sys: OperatorSystem, fleet: Fleet): string[] {
+  return fleet.names.flatMap((name) => {
+    const problem = problemOf(sys, name);
+    return problem ? [`${name}: ${problem}`] : [];
+  });
+}
+
+/** Polls until every BackupJob of the fleet has converged; fails listing what has not. */
+export async function waitConverged(
+  sys: OperatorSystem,
+  fleet: Fleet,
+  timeoutMs = 90_000,
+): Promise<void> {
+  try {
+    await eventually(
+      `${fleet.names.length} BackupJobs to converge`,
+      () => convergenceProblems(sys, fleet).length === 0,
+      timeoutMs,
+      250,
+    );
+  } catch (err) {
+    const problems = convergenceProblems(sys, fleet);
+    throw new Error(`${(err as Error).message}:\n  ${problems.slice(0, 20).join('\n  ')}`, {
+      cause: err,
+    });
+  }
+}
+
+export interface EndStateOptions {
+  /** When each SIGKILLed worker died: its run in flight then is taken to last until that moment. */
+  readonly killedAt?: ReadonlyMap<ManagedProcess, number>;
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The end state every fault test demands: every BackupJob converged, no two runs of one key at
+ * once on any workers, and no lost update — the last spec change of each BackupJob was followed by
+ * a reconcile that started after it (on top of observedGeneration == generation).
+ */
+export async function assertConvergedEndState(
+  sys: OperatorSystem,
+  fleet: Fleet,
+  options: EndStateOptions = {},
+): Promise<ReconcileRun[]> {
+  await waitConverged(sys, fleet, options.timeoutMs);
+  const runs = reconcileRuns(sys.workers, options.killedAt);
+  const overlaps = overlappingRuns(runs);
+  assert.deepEqual(
+    overlaps.map(
+      ([a, b]) => `${a.key}: ${a.worker} ${a.reconcileID} and ${b.worker} ${b.reconcileID}`,
+    ),
+    [],
+    'two workers reconciled one key at the same time',
+  );
+  const starts = lastStarts(runs);
+  const lost = fleet.names.filter(
+    (name) => !((starts.get(`${NAMESPACE}/${name}`) ?? 0) > fleet.lastChange(name)),
+  );
+  assert.deepEqual(
+    lost,
+    [],
+    'the last change of these BackupJobs was never picked up by a reconcile',
+  );
+  return runs;
+}

@@ -1,0 +1,83 @@
+import type { ManagedProcess } from '../../../libs/testing/src/process.js';
+import { jsonLines } from '../../e2e/support.js';
+
+/** One run of one key on one worker, from its `reconcile started` line to its last line. */
+export interface ReconcileRun {
+  readonly key: string;
+  readonly reconcileID: string;
+  readonly worker: string;
+  readonly start: number;
+  /** Its end line's time; for a run cut short by SIGKILL, the time of the kill. */
+  readonly end: number;
+  /** An end line was written (false: still running, or cut short by a kill). */
+  readonly ended: boolean;
+}
+
+/** The lines that close a reconcile: success, or the way a failed call ends the run. */
+const END_MESSAGES = new Set([
+  'reconciled',
+  'stale read; retrying now',
+  'API server asked to retry later',
+  'API call failed; backing off',
+  'API server rejected a request',
+]);
+
+/**
+ * Every reconcile the workers logged, paired by reconcileID. `killedAt` gives the time each
+ * SIGKILLed worker died: a run of it without an end line is taken to last until then. A run of a
+ * live worker without an end line is still going and ends "now".
+ */
+export function reconcileRuns(
+  workers: readonly ManagedProcess[],
+  killedAt: ReadonlyMap<ManagedProcess, number> = new Map(),
+): ReconcileRun[] {
+  const runs: ReconcileRun[] = [];
+  for (const worker of workers) {
+    const byId = new Map<string, { key: string; start?: number; end?: number }>();
+    for (const line of jsonLines(worker)) {
+      const id = line.reconcileID;
+      if (typeof id !== 'string' || typeof line.key !== 'string') continue;
+      const run = byId.get(id) ?? { key: line.key };
+      byId.set(id, run);
+      const time = Date.parse(line.time);
+      if (line.msg === 'reconcile started') run.start = time;
+      if (END_MESSAGES.has(line.msg)) run.end = time;
+    }
+    const death = killedAt.get(worker);
+    for (const [reconcileID, run] of byId) {
+      if (run.start === undefined) continue;
+      runs.push({
+        key: run.key,
+        reconcileID,
+        worker: worker.name,
+        start: run.start,
+        end: run.end ?? death ?? Date.now(),
+        ended: run.end !== undefined,
+      });
+    }
+  }
+  return runs;
+}
+
+/** Pairs of runs of the same key whose intervals intersect (touching ends are not overlaps). */
+export function overlappingRuns(runs: readonly ReconcileRun[]): [ReconcileRun, ReconcileRun][] {
+  const byKey = new Map<string, ReconcileRun[]>();
+  for (const run of runs) byKey.set(run.key, [...(byKey.get(run.key) ?? []), run]);
+  const overlaps: [ReconcileRun, ReconcileRun][] = [];
+  for (const keyRuns of byKey.values()) {
+    keyRuns.sort((a, b) => a.start - b.start);
+    let latest = keyRuns[0] as ReconcileRun;
+    for (const run of keyRuns.slice(1)) {
+      if (run.start < latest.end) overlaps.push([latest, run]);
+      if (run.end > latest.end) latest = run;
+    }
+  }
+  return overlaps;
+}
+
+/** When the last run of each key started. */
+export function lastStarts(runs: readonly ReconcileRun[]): Map<string, number> {
+  const last = new Map<string, number>();
+  for (const run of runs) last.set(run.key, Math.max(last.get(run.key) ?? 0, run.start));
+  return last;
+}

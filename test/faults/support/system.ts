@@ -1,0 +1,78 @@
+import {
+  startOperatorSystem,
+  type OperatorSystem,
+  type OperatorSystemOptions,
+} from '../../../libs/testing/src/operator-system.js';
+import type { ManagedProcess } from '../../../libs/testing/src/process.js';
+import { eventually, FAST_ENV, metricValue, scrapeMetrics } from '../../e2e/support.js';
+import { Fleet, NAMESPACE } from './fleet.js';
+
+/**
+ * Short timings so faults resolve in seconds: a killed worker's key is free after 3 s, a key that
+ * keeps failing waits at most 2 s (the 1000 s default cap would stretch a storm's tail into
+ * minutes). The resync stays at its 10 h default on purpose: every change must reach the workers
+ * through the watch, not through a periodic re-add that would hide a lost event.
+ */
+export const FAULT_ENV: Record<string, string> = {
+  ...FAST_ENV,
+  QUEUE_LOCK_DURATION: '3s',
+  BACKOFF_MAX: '2s',
+};
+
+export interface FaultSystem {
+  readonly sys: OperatorSystem;
+  readonly fleet: Fleet;
+}
+
+export async function startFaultSystem(options: OperatorSystemOptions = {}): Promise<FaultSystem> {
+  const sys = await startOperatorSystem({
+    watchers: 2,
+    workers: 2,
+    ...options,
+    env: { ...FAULT_ENV, ...options.env },
+    emulator: { ...options.emulator, namespaces: [NAMESPACE] },
+  });
+  return { sys, fleet: new Fleet(sys) };
+}
+
+/** leader_election_master_status of one watcher (0 when its metrics cannot be read). */
+export async function leaderStatus(sys: OperatorSystem, watcher: ManagedProcess): Promise<number> {
+  if (!watcher.running) return 0;
+  try {
+    return metricValue(await scrapeMetrics(sys, watcher), 'leader_election_master_status');
+  } catch {
+    return 0;
+  }
+}
+
+/** The one running watcher that reports itself leader. */
+export function waitForLeader(
+  sys: OperatorSystem,
+  candidates: readonly ManagedProcess[] = sys.watchers,
+  timeoutMs = 30_000,
+): Promise<ManagedProcess> {
+  return eventually(
+    'a watcher to report leader_election_master_status 1',
+    async () => {
+      const statuses = await Promise.all(candidates.map((w) => leaderStatus(sys, w)));
+      const leaders = candidates.filter((_, i) => statuses[i] === 1);
+      return leaders.length === 1 ? leaders[0] : undefined;
+    },
+    timeoutMs,
+    100,
+  );
+}
+
+/** The time (ms since the epoch) of the process's first log line with this msg after `after`. */
+export async function lineTime(
+  proc: ManagedProcess,
+  msg: string,
+  after = 0,
+  timeoutMs = 30_000,
+): Promise<number> {
+  const line = await proc.waitForLine((l) => {
+    if (!l.includes(`"msg":"${msg}"`)) return false;
+    return Date.parse((JSON.parse(l) as { time: string }).time) >= after;
+  }, timeoutMs);
+  return Date.parse((JSON.parse(line) as { time: string }).time);
+}
