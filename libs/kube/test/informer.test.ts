@@ -1,0 +1,272 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Informer } from '../src/informer.js';
+import { BACKUPJOBS } from '../src/resource.js';
+import { objectKey, type KubeObject } from '../src/types.js';
+import { eventually, startCluster, type TestCluster } from './cluster.js';
+
+/** The last state each key was delivered in: a resourceVersion, or 'deleted'. */
+class Delivered {
+  readonly last = new Map<string, string>();
+  readonly initial = new Set<string>();
+  readonly events: string[] = [];
+
+  handler() {
+    return {
+      onAdd: (o: KubeObject, initial: boolean) => {
+        if (initial) this.initial.add(objectKey(o));
+        this.record('add', o);
+      },
+      onUpdate: (_old: KubeObject, o: KubeObject) => this.record('update', o),
+      onDelete: (o: KubeObject) => {
+        this.events.push(`delete ${objectKey(o)}`);
+        this.last.set(objectKey(o), 'deleted');
+      },
+    };
+  }
+
+  private record(type: string, o: KubeObject): void {
+    this.events.push(`${type} ${objectKey(o)}`);
+    this.last.set(objectKey(o), o.metadata.resourceVersion ?? '');
+  }
+
+  /** Every object on the server was delivered in its current version; every other key as deleted. */
+  matches(server: Map<string, string>): boolean {
+    for (const [key, rv] of server) if (this.last.get(key) !== rv) return false;
+    for (const [key, state] of this.last) if (!server.has(key) && state !== 'deleted') return false;
+    return true;
+  }
+}
+
+function informer(
+  cluster: TestCluster,
+  extra: Partial<ConstructorParameters<typeof Informer>[0]> = {},
+) {
+  return new Informer({
+    rest: cluster.rest,
+    resource: BACKUPJOBS,
+    metadataOnly: true,
+    watchdogMs: 1000,
+    backoff: { initialMs: 20, maxMs: 200 },
+    ...extra,
+  });
+}
+
+describe('Informer against the API emulator', () => {
+  let cluster: TestCluster;
+  before(async () => {
+    cluster = await startCluster();
+  });
+  after(() => cluster.stop());
+
+  test('lists in pages, then delivers adds, updates and deletes', async () => {
+    const api = cluster.backupJobs;
+    for (let i = 0; i < 5; i++) await api.create('dev', `paged-${i}`);
+    const inf = informer(cluster, { namespaces: ['dev'], pageSize: 2 });
+    const seen = new Delivered();
+    inf.addEventHandler(seen.handler());
+    inf.start();
+    try {
+      await eventually(() => inf.synced, 'informer never synced');
+      assert.deepEqual(
+        [...seen.initial].sort(),
+        [0, 1, 2, 3, 4].map((i) => `dev/paged-${i}`),
+      );
+      assert.ok(cluster.emu.core.log.count({ verb: 'list', resource: 'backupjobs' }) >= 3, 'pages');
+
+      await api.create('dev', 'live');
+      await api.patch('dev', 'paged-0', { metadata: { labels: { team: 'db' } } });
+      await api.delete('dev', 'paged-1');
+      await eventually(
+        async () => seen.matches(await api.versions().then(only('dev/'))),
+        () => seen.events.join('\n'),
+      );
+      assert.ok(seen.events.includes('add dev/live'));
+      assert.ok(seen.events.includes('update dev/paged-0'));
+      assert.ok(seen.events.includes('delete dev/paged-1'));
+      assert.equal(seen.initial.has('dev/live'), false);
+      assert.equal(inf.healthy, true);
+    } finally {
+      await inf.stop();
+    }
+  });
+
+  test('resync periodically re-delivers every cached object unchanged', async () => {
+    const inf = informer(cluster, { namespaces: ['dev'], resyncPeriodMs: 200 });
+    const resynced: string[] = [];
+    inf.addEventHandler({
+      onUpdate: (old, o) => {
+        if (old.metadata.resourceVersion === o.metadata.resourceVersion)
+          resynced.push(objectKey(o));
+      },
+    });
+    inf.start();
+    try {
+      await eventually(() => inf.synced, 'informer never synced');
+      const keys = [...inf.keys()];
+      assert.ok(keys.length > 0);
+      await eventually(() => keys.every((k) => resynced.includes(k)), 'no resync of every key');
+    } finally {
+      await inf.stop();
+    }
+  });
+});
+
+describe('Informer under injected faults loses no change', () => {
+  let cluster: TestCluster;
+  before(async () => {
+    cluster = await startCluster();
+  });
+  after(() => cluster.stop());
+
+  /** An informer on its own namespace with two objects, synced; `fault` then runs while writes go on. */
+  async function survives(
+    namespace: string,
+    fault: (cluster: TestCluster) => unknown,
+    beforeStart?: (cluster: TestCluster) => void,
+  ): Promise<void> {
+    const api = cluster.backupJobs;
+    await cluster.createNamespace(namespace);
+    await api.create(namespace, 'a');
+    await api.create(namespace, 'b');
+    beforeStart?.(cluster);
+    const inf = informer(cluster, { namespaces: [namespace] });
+    const seen = new Delivered();
+    inf.addEventHandler(seen.handler());
+    inf.start();
+    try {
+      await eventually(() => inf.synced, 'informer never synced');
+      await fault(cluster);
+      await api.patch(namespace, 'a', { metadata: { labels: { changed: 'yes' } } });
+      await api.patchStatus(namespace, 'b', { message: 'written while the watch was faulty' }, 'x');
+      await api.create(namespace, 'c');
+      await api.delete(namespace, 'b');
+      cluster.emu.core.faults.clear();
+      const server = only(`${namespace}/`);
+      await eventually(
+        async () => seen.matches(server(await api.versions())),
+        () => seen.events.join('\n'),
+      );
+      await eventually(() => inf.healthy, 'informer not healthy after the fault');
+    } finally {
+      await inf.stop();
+    }
+  }
+
+  test('a dropped watch is resumed from the last resourceVersion', async () => {
+    const mark = cluster.emu.core.log.mark();
+    await survives('drop', (c) => c.emu.core.watches.drop({ namespace: 'drop' }));
+    assert.equal(cluster.emu.core.log.count({ verb: 'list', namespace: 'drop', since: mark }), 1);
+  });
+
+  test('a stalled watch is caught by the watchdog and replaced', async () => {
+    const mark = cluster.emu.core.log.mark();
+    await survives('stall', (c) => c.emu.core.watches.stall({ namespace: 'stall' }));
+    assert.ok(cluster.emu.core.log.count({ verb: 'watch', namespace: 'stall', since: mark }) >= 2);
+  });
+
+  test('ERROR 410 in the stream relists', async () => {
+    const mark = cluster.emu.core.log.mark();
+    await survives('expire', (c) => {
+      c.emu.core.watches.expire({ namespace: 'expire' });
+      c.emu.core.watches.expireNextWatches(1, { namespace: 'expire' });
+    });
+    assert.ok(cluster.emu.core.log.count({ verb: 'list', namespace: 'expire', since: mark }) >= 2);
+  });
+
+  test('HTTP 500 on list and on watch is retried with backoff, never fatal', async () => {
+    const mark = cluster.emu.core.log.mark();
+    const faults = cluster.emu.core.faults;
+    await survives(
+      'errors',
+      async (c) => {
+        c.emu.core.faults.addError({
+          match: { verb: 'watch', namespace: 'errors' },
+          code: 500,
+          count: 3,
+        });
+        c.emu.core.watches.drop({ namespace: 'errors' });
+        await eventually(
+          () =>
+            c.emu.core.log.count({ verb: 'watch', namespace: 'errors', code: 500, since: mark }) >=
+            1,
+          'the watch was not retried',
+        );
+      },
+      () => faults.addError({ match: { verb: 'list', namespace: 'errors' }, code: 500, count: 3 }),
+    );
+    const log = cluster.emu.core.log;
+    assert.equal(log.count({ verb: 'list', namespace: 'errors', code: 500, since: mark }), 3);
+    assert.ok(log.count({ verb: 'watch', namespace: 'errors', code: 500, since: mark }) >= 1);
+  });
+
+  test('slow API responses only delay delivery', async () => {
+    await survives('slow', (c) =>
+      c.emu.core.faults.addLatency({ match: { namespace: 'slow' }, fixedMs: 300 }),
+    );
+  });
+
+  test('random faults during a stream of writes: every final state is delivered', async () => {
+    const ns = 'chaos';
+    const api = cluster.backupJobs;
+    const core = cluster.emu.core;
+    await cluster.createNamespace(ns);
+    const inf = informer(cluster, { namespaces: [ns] });
+    const seen = new Delivered();
+    inf.addEventHandler(seen.handler());
+    inf.start();
+    const faults: (() => void)[] = [
+      () => core.watches.drop({ namespace: ns }),
+      () => core.watches.stall({ namespace: ns }),
+      () => core.watches.expire({ namespace: ns }),
+      () => {
+        core.faults.addError({ match: { verb: 'watch', namespace: ns }, code: 500, count: 2 });
+        core.watches.drop({ namespace: ns });
+      },
+      () => {
+        core.faults.addError({ match: { verb: 'list', namespace: ns }, code: 500, count: 2 });
+        core.watches.expire({ namespace: ns });
+      },
+      () => core.faults.addLatency({ match: { namespace: ns }, fixedMs: 50, jitterMs: 100 }),
+    ];
+    let writing = true;
+    const injector = (async () => {
+      for (let i = 0; writing; i++) {
+        faults[i % faults.length]!();
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+    })();
+    try {
+      const live = new Set<string>();
+      for (let i = 0; i < 150; i++) {
+        const name = `o${i % 12}`;
+        if (!live.has(name)) {
+          await api.create(ns, name);
+          live.add(name);
+        } else if (i % 5 === 0) {
+          await api.delete(ns, name);
+          live.delete(name);
+        } else {
+          await api.patch(ns, name, { metadata: { labels: { step: String(i) } } });
+        }
+      }
+    } finally {
+      writing = false;
+      await injector;
+      core.faults.clear();
+    }
+    try {
+      const server = only(`${ns}/`);
+      await eventually(
+        async () => seen.matches(server(await api.versions())),
+        () => seen.events.join('\n'),
+      );
+    } finally {
+      await inf.stop();
+    }
+  });
+});
+
+function only(prefix: string) {
+  return (all: Map<string, string>) => new Map([...all].filter(([key]) => key.startsWith(prefix)));
+}
