@@ -16,7 +16,7 @@ import type { EventRecorder } from './event-recorder.js';
 /**
  * Carries out the reconciler's actions in order, each with a precondition so that a decision
  * made on a stale read fails (409) instead of overwriting newer state: BackupJob patches carry
- * metadata.resourceVersion, CronJob updates are replaces with the read resourceVersion, deletes
+ * metadata.resourceVersion, and so do the merge patches of a CronJob's owned fields; deletes
  * carry the uid that was seen. The first failure stops the run; the next reconcile re-reads.
  */
 export class ActionExecutor {
@@ -57,11 +57,12 @@ export class ActionExecutor {
       case 'createCronJob':
         await batch.createNamespacedCronJob({ namespace, body: action.cronJob }, options);
         return;
-      case 'updateCronJob': {
-        const name = action.cronJob.metadata?.name as string;
-        await batch.replaceNamespacedCronJob({ name, namespace, body: action.cronJob }, options);
+      case 'patchCronJob':
+        await batch.patchNamespacedCronJob(
+          { name: action.name, namespace, body: action.patch },
+          this.clients.options(PatchStrategy.MergePatch),
+        );
         return;
-      }
       case 'deleteCronJob':
         return ignoreNotFound(
           batch.deleteNamespacedCronJob(

@@ -66,16 +66,19 @@ describe('writes carry preconditions', () => {
     assert.equal(getBackupJob(h, 'stale')?.metadata.finalizers?.length, 1);
   });
 
-  test('a CronJob update from a stale read fails with 409', async () => {
+  test('a CronJob patch from a stale read fails with 409', async () => {
     const name = cronJobName('stale');
     const read = getCronJob(h, name)!;
     h.emu.objects.patch('batch/v1', 'CronJob', name, NAMESPACE, {
       metadata: { labels: { touched: 'x' } },
     });
-    const update = { ...read, spec: { ...read.spec!, schedule: '1 1 * * *' } };
+    const patch = {
+      metadata: { resourceVersion: read.metadata?.resourceVersion },
+      spec: { schedule: '1 1 * * *' },
+    };
     await assert.rejects(
       executor.run(
-        [{ type: 'updateCronJob', cronJob: update, fields: ['spec.schedule'] }],
+        [{ type: 'patchCronJob', name, patch, fields: ['spec.schedule'] }],
         getBackupJob(h, 'stale'),
       ),
       isConflict,

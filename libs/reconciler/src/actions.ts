@@ -14,14 +14,20 @@ export interface EventSpec {
 
 /**
  * What the controller must do, in order. Every write carries what it needs for a precondition:
- * CronJob updates keep the read resourceVersion, deletes name the uid that was seen. The
+ * CronJob patches carry the read resourceVersion, deletes name the uid that was seen. The
  * controller stops at the first failing action, so later actions never run on a stale plan.
  */
 export type Action =
   | { readonly type: 'addFinalizer' }
   | { readonly type: 'removeFinalizer' }
   | { readonly type: 'createCronJob'; readonly cronJob: V1CronJob }
-  | { readonly type: 'updateCronJob'; readonly cronJob: V1CronJob; readonly fields: string[] }
+  | {
+      readonly type: 'patchCronJob';
+      readonly name: string;
+      /** A merge patch of the owned fields that differ, with metadata.resourceVersion. */
+      readonly patch: Readonly<Record<string, unknown>>;
+      readonly fields: readonly string[];
+    }
   | { readonly type: 'deleteCronJob'; readonly name: string; readonly uid: string }
   | { readonly type: 'createJob'; readonly job: V1Job }
   | { readonly type: 'deleteJob'; readonly name: string; readonly uid: string }

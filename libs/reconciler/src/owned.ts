@@ -79,22 +79,17 @@ function parentOf(root: Tree, path: readonly string[]): Tree {
 }
 
 /**
- * The actual CronJob with every owned field set to its desired value and everything else kept,
- * including metadata.resourceVersion, so a replace fails rather than overwrite a newer state.
+ * A JSON merge patch (RFC 7386) that sets the differing owned fields to their desired values
+ * and nothing else: fields others own, and fields newer API versions add that this client does
+ * not know, are never sent back, so they cannot be wiped. Unset desired values become null
+ * (removal). metadata.resourceVersion makes it fail with 409 if the CronJob changed since read.
  */
-export function withOwnedFields(desired: V1CronJob, actual: V1CronJob): V1CronJob {
-  const result = structuredClone(actual) as unknown as Tree;
-  for (const field of OWNED_FIELDS) {
+export function ownedFieldsPatch(desired: V1CronJob, actual: V1CronJob): Tree {
+  const patch: Tree = { metadata: { resourceVersion: actual.metadata?.resourceVersion } };
+  for (const field of OWNED_FIELDS.filter((f) => fieldDiffers(f, desired, actual))) {
     const want = get(desired, field.path);
-    const parent = parentOf(result, field.path);
     const leaf = field.path[field.path.length - 1] as string;
-    if (field.kind === 'keys') {
-      parent[leaf] = { ...((parent[leaf] as Tree | undefined) ?? {}), ...(want as Tree) };
-    } else if (want === undefined) {
-      delete parent[leaf];
-    } else {
-      parent[leaf] = structuredClone(want);
-    }
+    parentOf(patch, field.path)[leaf] = want === undefined ? null : structuredClone(want);
   }
-  return result as unknown as V1CronJob;
+  return patch;
 }

@@ -8,7 +8,7 @@ import { finalize } from './finalize.js';
 import { observeBackups, observeOverdue } from './observe.js';
 import { ANNOTATION_OWNER_NAME } from './names.js';
 import { hasFinalizer, isControlledBy } from './ownership.js';
-import { ownedFieldDiff, withOwnedFields } from './owned.js';
+import { ownedFieldDiff, ownedFieldsPatch } from './owned.js';
 import { done, requeueAfter, terminal, type Result } from './result.js';
 import { effectiveSpec, type EffectiveSpec } from './spec.js';
 import { StatusDraft, statusActions } from './status.js';
@@ -126,7 +126,7 @@ function cronJobActions(desired: V1CronJob, actual: V1CronJob | undefined): Acti
   const fields = ownedFieldDiff(desired, actual);
   if (fields.length === 0) return [];
   return [
-    { type: 'updateCronJob', cronJob: withOwnedFields(desired, actual), fields },
+    { type: 'patchCronJob', name: related.name, patch: ownedFieldsPatch(desired, actual), fields },
     {
       type: 'emitEvent',
       event: {

@@ -161,8 +161,8 @@ export function applyActions(input: ReconcileInput, actions: readonly Action[]):
       case 'createCronJob':
         cronJob = asStored(action.cronJob);
         break;
-      case 'updateCronJob':
-        cronJob = structuredClone(action.cronJob);
+      case 'patchCronJob':
+        cronJob = mergePatch(cronJob, action.patch) as V1CronJob;
         break;
       case 'deleteCronJob':
         cronJob = undefined;
@@ -187,4 +187,18 @@ export function applyActions(input: ReconcileInput, actions: readonly Action[]):
     }
   }
   return { ...input, backupJob: bj, cronJob, jobs };
+}
+
+/** RFC 7386 JSON merge patch, as the API server applies it. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
+    return structuredClone(patch);
+  const base =
+    typeof target === 'object' && target !== null && !Array.isArray(target) ? target : {};
+  const result: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result;
 }

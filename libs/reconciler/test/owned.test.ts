@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { V1CronJob } from '@kubernetes/client-node';
 import { desiredCronJob } from '../src/desired.js';
-import { ownedFieldDiff, withOwnedFields } from '../src/owned.js';
+import { ownedFieldDiff, ownedFieldsPatch } from '../src/owned.js';
 import { parseQuantity, semanticallyEqual } from '../src/semantic.js';
 import { effectiveSpec } from '../src/spec.js';
-import { backupJob, config, storedCronJobFor } from './fixtures.js';
+import { backupJob, config, mergePatch, storedCronJobFor } from './fixtures.js';
+
+function patched(desired: V1CronJob, actual: V1CronJob): V1CronJob {
+  return mergePatch(actual, ownedFieldsPatch(desired, actual)) as V1CronJob;
+}
 
 describe('semanticallyEqual', () => {
   const cases: [string, unknown, unknown, string, boolean][] = [
@@ -78,15 +83,27 @@ describe('owned CronJob fields', () => {
     ],
   ];
   for (const [name, edit, path] of edits) {
-    test(`an edit of ${name} is found and withOwnedFields restores it`, () => {
+    test(`an edit of ${name} is found and the owned-fields patch restores it`, () => {
       const actual = storedCronJobFor(bj);
       edit(actual);
       assert.deepEqual(ownedFieldDiff(desired, actual), [path]);
-      const restored = withOwnedFields(desired, actual);
-      assert.deepEqual(ownedFieldDiff(desired, restored), []);
-      assert.equal(restored.metadata?.resourceVersion, actual.metadata?.resourceVersion);
+      const patch = ownedFieldsPatch(desired, actual);
+      assert.deepEqual(
+        patch['metadata'] && (patch['metadata'] as { resourceVersion?: string }).resourceVersion,
+        actual.metadata?.resourceVersion,
+      );
+      assert.deepEqual(ownedFieldDiff(desired, patched(desired, actual)), []);
     });
   }
+
+  test('the patch names only the differing owned fields', () => {
+    const actual = storedCronJobFor(bj);
+    actual.spec!.schedule = '1 1 * * *';
+    assert.deepEqual(ownedFieldsPatch(desired, actual), {
+      metadata: { resourceVersion: actual.metadata?.resourceVersion },
+      spec: { schedule: '10 2 * * *' },
+    });
+  });
 
   test('fields and labels others own survive a restore', () => {
     const actual = storedCronJobFor(bj);
@@ -96,7 +113,7 @@ describe('owned CronJob fields', () => {
       { key: 'dedicated', operator: 'Exists' },
     ];
     actual.spec!.schedule = '1 1 * * *';
-    const restored = withOwnedFields(desired, actual);
+    const restored = patched(desired, actual);
     assert.equal(restored.spec?.schedule, '10 2 * * *');
     assert.equal(restored.metadata?.labels?.['team'], 'dba');
     assert.equal(restored.metadata?.annotations?.['note'], 'kept');
@@ -110,6 +127,8 @@ describe('owned CronJob fields', () => {
     const zoned = backupJob({ spec: { timeZone: 'Europe/Berlin' } });
     const actual = storedCronJobFor(zoned);
     assert.deepEqual(ownedFieldDiff(desired, actual), ['spec.timeZone']);
-    assert.equal(withOwnedFields(desired, actual).spec?.timeZone, undefined);
+    const patch = ownedFieldsPatch(desired, actual) as { spec: { timeZone: unknown } };
+    assert.equal(patch.spec.timeZone, null, 'a merge patch removes with null');
+    assert.equal(patched(desired, actual).spec?.timeZone, undefined);
   });
 });

@@ -175,12 +175,15 @@ describe('reconcile: changes to the spec and to the CronJob', () => {
   test('a schedule change updates the CronJob; Ready lastTransitionTime does not move', () => {
     const changed = { ...withSpec(base, { schedule: '0 3 * * *' }), now: later };
     const { actions, next } = step(changed);
-    assert.deepEqual(types(actions), ['updateCronJob', 'event:CronJobUpdated', 'updateStatus']);
+    assert.deepEqual(types(actions), ['patchCronJob', 'event:CronJobUpdated', 'updateStatus']);
     const update = actions[0];
-    assert.ok(update?.type === 'updateCronJob');
+    assert.ok(update?.type === 'patchCronJob');
     assert.deepEqual(update.fields, ['spec.schedule']);
-    assert.equal(update.cronJob.spec?.schedule, '0 3 * * *');
-    assert.equal(update.cronJob.metadata?.resourceVersion, base.cronJob?.metadata?.resourceVersion);
+    assert.deepEqual(update.patch, {
+      metadata: { resourceVersion: base.cronJob?.metadata?.resourceVersion },
+      spec: { schedule: '0 3 * * *' },
+    });
+    assert.equal(next.cronJob?.spec?.schedule, '0 3 * * *');
     assert.equal(status(next).observedGeneration, 2);
     assert.equal(condition(next, 'Ready')?.observedGeneration, 2);
     assert.equal(
@@ -233,7 +236,7 @@ describe('reconcile: changes to the spec and to the CronJob', () => {
   for (const [field, spec, read, expected] of specChanges) {
     test(`a ${field} change reaches the CronJob and then converges`, () => {
       const { actions, next } = step({ ...withSpec(base, spec), now: later });
-      assert.ok(types(actions).includes('updateCronJob'));
+      assert.ok(types(actions).includes('patchCronJob'));
       assert.deepEqual(read(next), expected);
       assert.deepEqual(run(next).actions, []);
     });
@@ -249,11 +252,13 @@ describe('reconcile: changes to the spec and to the CronJob', () => {
     edited.spec!.concurrencyPolicy = 'Allow';
     edited.metadata!.resourceVersion = '33';
     const { actions } = step({ ...base, cronJob: edited, now: later });
-    assert.deepEqual(types(actions), ['updateCronJob', 'event:CronJobUpdated']);
+    assert.deepEqual(types(actions), ['patchCronJob', 'event:CronJobUpdated']);
     const update = actions[0];
-    assert.ok(update?.type === 'updateCronJob');
-    assert.equal(update.cronJob.spec?.concurrencyPolicy, 'Forbid');
-    assert.equal(update.cronJob.metadata?.resourceVersion, '33');
+    assert.ok(update?.type === 'patchCronJob');
+    assert.deepEqual(update.patch, {
+      metadata: { resourceVersion: '33' },
+      spec: { concurrencyPolicy: 'Forbid' },
+    });
   });
 
   test('a CronJob being deleted is left alone and looked at again soon', () => {
