@@ -61,11 +61,13 @@ export class KeyPump {
     this.loop ??= this.run();
   }
 
-  /** Stops sending at once; keys still pending are dropped (the next leader re-adds every key). */
-  async stop(): Promise<void> {
+  /**
+   * Stops sending at once; keys still pending are dropped (the next leader re-adds every key).
+   * Does not wait for a send in flight: with Redis down that could outlast a shutdown's grace.
+   */
+  stop(): void {
     this.stopping.abort();
     this.wake?.();
-    await this.loop;
   }
 
   /** Resolves when nothing is pending (or the pump stopped). */

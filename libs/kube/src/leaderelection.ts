@@ -3,7 +3,7 @@ import { recordLeaderEvent } from './leader-event.js';
 import { LeaseObserver } from './lease-observer.js';
 import { errorFields, silentLog, type Log } from './log.js';
 import { isApiError, type RestClient } from './rest.js';
-import { LeaseLock, type Lease } from './resourcelock.js';
+import { LeaseLock, type CallOptions, type Lease } from './resourcelock.js';
 
 export type StoppedReason = 'lost' | 'stopped';
 
@@ -163,7 +163,9 @@ export class LeaderElector {
     this.log.info('attempting to acquire leader lease', { lease: this.lock.describe() });
     while (!this.stopping.signal.aborted) {
       const started = this.now();
-      if (await this.tryAcquireOrRenew(this.requestTimeoutMs)) return started;
+      // A follower's request is cut short by stop(), so a standby shuts down at once.
+      const call = { timeoutMs: this.requestTimeoutMs, signal: this.stopping.signal };
+      if (await this.tryAcquireOrRenew(call)) return started;
       await sleep(this.retryPeriodMs * (1 + RETRY_JITTER * this.random()), this.stopping.signal);
     }
     return undefined;
@@ -177,9 +179,9 @@ export class LeaderElector {
       const deadline = renewedAt + this.renewDeadlineMs;
       const started = this.now();
       if (started >= deadline) return 'lost';
-      const renewed = await this.tryAcquireOrRenew(
-        Math.min(this.requestTimeoutMs, deadline - started),
-      );
+      const renewed = await this.tryAcquireOrRenew({
+        timeoutMs: Math.min(this.requestTimeoutMs, deadline - started),
+      });
       if (renewed) renewedAt = started;
       else if (this.observer.isHeldByOther(this.identity, this.now())) return 'lost';
       else if (this.now() >= deadline) return 'lost';
@@ -188,20 +190,20 @@ export class LeaderElector {
   }
 
   /** One attempt, client-go's tryAcquireOrRenew; false on any failure (it is simply retried). */
-  private async tryAcquireOrRenew(timeoutMs: number): Promise<boolean> {
+  private async tryAcquireOrRenew(call: CallOptions): Promise<boolean> {
     const identity = this.identity;
     const durationSeconds = Math.ceil(this.leaseDurationMs / 1000);
     try {
       // A valid leader renews from the Lease it last wrote, without reading it first.
       if (this.leading && this.lastWritten && this.observer.isValid(this.now())) {
-        const renewed = await this.write(this.lastWritten, timeoutMs);
+        const renewed = await this.write(this.lastWritten, call);
         if (renewed) return true;
       }
-      const lease = await this.lock.get(timeoutMs);
+      const lease = await this.lock.get(call);
       if (!lease) {
         const created = await this.lock.create(
           this.observer.nextRecord(identity, this.wallClock(), durationSeconds),
-          timeoutMs,
+          call,
         );
         this.remember(created);
         return true;
@@ -209,7 +211,7 @@ export class LeaderElector {
       this.observer.observe(lease, this.now());
       this.reportLeader();
       if (this.observer.isHeldByOther(identity, this.now())) return false;
-      return await this.write(lease, timeoutMs);
+      return await this.write(lease, call);
     } catch (err) {
       this.logAttemptFailure(err);
       return false;
@@ -217,11 +219,11 @@ export class LeaderElector {
   }
 
   /** Writes our record over `lease`; false when another writer won the race (409). */
-  private async write(lease: Lease, timeoutMs: number): Promise<boolean> {
+  private async write(lease: Lease, call: CallOptions): Promise<boolean> {
     const durationSeconds = Math.ceil(this.leaseDurationMs / 1000);
     const record = this.observer.nextRecord(this.identity, this.wallClock(), durationSeconds);
     try {
-      this.remember(await this.lock.update(lease, record, timeoutMs));
+      this.remember(await this.lock.update(lease, record, call));
       return true;
     } catch (err) {
       if (isApiError(err, 409)) return false;
@@ -241,7 +243,7 @@ export class LeaderElector {
       const released = await this.lock.update(
         this.lastWritten,
         this.observer.releaseRecord(this.wallClock()),
-        this.requestTimeoutMs,
+        { timeoutMs: this.requestTimeoutMs },
       );
       this.observer.observe(released, this.now());
       this.log.info('released leader lease', { lease: this.lock.describe() });

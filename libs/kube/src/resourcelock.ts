@@ -55,6 +55,12 @@ function specOf(record: LeaderElectionRecord): NonNullable<Lease['spec']> {
   };
 }
 
+/** Bounds of one Lease request. */
+export interface CallOptions {
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+}
+
 /**
  * A coordination.k8s.io/v1 Lease as the lock (client-go's LeaseLock). Every write is an update
  * carrying the resourceVersion that was read, so of two racing candidates one gets 409 Conflict.
@@ -67,16 +73,16 @@ export class LeaseLock {
   ) {}
 
   /** The Lease, or undefined when it does not exist yet. */
-  async get(timeoutMs: number): Promise<Lease | undefined> {
+  async get(call: CallOptions): Promise<Lease | undefined> {
     try {
-      return await this.rest.request<Lease>({ path: this.path(), timeoutMs });
+      return await this.rest.request<Lease>({ path: this.path(), ...call });
     } catch (err) {
       if (isApiError(err, 404)) return undefined;
       throw err;
     }
   }
 
-  create(record: LeaderElectionRecord, timeoutMs: number): Promise<Lease> {
+  create(record: LeaderElectionRecord, call: CallOptions): Promise<Lease> {
     return this.rest.request<Lease>({
       method: 'POST',
       path: collectionPath(LEASES, this.namespace),
@@ -86,11 +92,11 @@ export class LeaseLock {
         metadata: { name: this.name, namespace: this.namespace },
         spec: specOf(record),
       },
-      timeoutMs,
+      ...call,
     });
   }
 
-  update(current: Lease, record: LeaderElectionRecord, timeoutMs: number): Promise<Lease> {
+  update(current: Lease, record: LeaderElectionRecord, call: CallOptions): Promise<Lease> {
     return this.rest.request<Lease>({
       method: 'PUT',
       path: this.path(),
@@ -100,7 +106,7 @@ export class LeaseLock {
         metadata: { ...current.metadata, name: this.name, namespace: this.namespace },
         spec: specOf(record),
       },
-      timeoutMs,
+      ...call,
     });
   }
 

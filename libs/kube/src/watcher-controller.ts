@@ -93,7 +93,8 @@ export class WatcherController {
   /** Stops enqueueing at once, then the watches. */
   async stop(): Promise<void> {
     this.stopped = true;
-    await Promise.all([this.pump.stop(), ...this.informers().map((i) => i.stop())]);
+    this.pump.stop();
+    await Promise.all(this.informers().map((i) => i.stop()));
   }
 
   /** Every informer finished its first list. */

@@ -49,7 +49,8 @@ describe('LeaderElector against the API emulator', () => {
   }
 
   const holderOf = async (lease: string) =>
-    (await new LeaseLock(cluster.rest, 'ops', lease).get(2000))?.spec?.holderIdentity ?? '';
+    (await new LeaseLock(cluster.rest, 'ops', lease).get({ timeoutMs: 2000 }))?.spec
+      ?.holderIdentity ?? '';
 
   test('of two candidates exactly one leads, and the Lease names it', async () => {
     const lease = `lease-${leaseSeq++}`;

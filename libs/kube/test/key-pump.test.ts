@@ -1,0 +1,75 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KeyPump, type KeySink } from '../src/key-pump.js';
+
+type Call = { keys: string[]; priority: string };
+
+/** A sink that fails its first `failures` calls, as Redis does while it is down. */
+function sink(failures = 0): KeySink & { calls: Call[]; attempts: number } {
+  const state = {
+    calls: [] as Call[],
+    attempts: 0,
+    async addBulk(keys: Iterable<string>, options: { priority?: string } = {}) {
+      state.attempts++;
+      if (state.attempts <= failures) throw new Error('connection refused');
+      state.calls.push({ keys: [...keys], priority: options.priority ?? 'low' });
+    },
+  };
+  return state;
+}
+
+test('keys whose send failed are kept and sent once the sink recovers', async () => {
+  const target = sink(3);
+  const pump = new KeyPump({ sink: target, backoff: { initialMs: 1, maxMs: 5 } });
+  pump.start();
+  pump.add('ns/a');
+  pump.addLow('ns/b');
+  await pump.whenIdle();
+  pump.stop();
+  assert.equal(target.attempts > 3, true);
+  assert.deepEqual(target.calls.flatMap((c) => c.keys.map((k) => `${c.priority} ${k}`)).sort(), [
+    'low ns/b',
+    'normal ns/a',
+  ]);
+});
+
+test('a burst for one key becomes one add; normal keys go before low ones; normal wins over low', async () => {
+  const target = sink();
+  const pump = new KeyPump({ sink: target });
+  for (let i = 0; i < 100; i++) pump.add('ns/hot');
+  pump.addLow('ns/cold');
+  pump.addLow('ns/hot');
+  pump.addLow('ns/both');
+  pump.add('ns/both');
+  pump.start();
+  await pump.whenIdle();
+  pump.stop();
+  assert.deepEqual(target.calls, [
+    { keys: ['ns/hot', 'ns/both'], priority: 'normal' },
+    { keys: ['ns/cold'], priority: 'low' },
+  ]);
+});
+
+test('after stop nothing more is sent', async () => {
+  const target = sink();
+  const pump = new KeyPump({ sink: target });
+  pump.start();
+  pump.stop();
+  pump.add('ns/late');
+  await pump.whenIdle();
+  assert.deepEqual(target.calls, []);
+  assert.equal(pump.pending, 0);
+});
+
+test('batches respect the batch size', async () => {
+  const target = sink();
+  const pump = new KeyPump({ sink: target, batchSize: 2 });
+  for (const k of ['a', 'b', 'c', 'd', 'e']) pump.addLow(`ns/${k}`);
+  pump.start();
+  await pump.whenIdle();
+  pump.stop();
+  assert.deepEqual(
+    target.calls.map((c) => c.keys.length),
+    [2, 2, 1],
+  );
+});
