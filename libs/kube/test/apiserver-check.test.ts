@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiServerCheck } from '../src/health.js';
+import { apiServerCheck } from '../src/apiserver-check.js';
 import { startCluster } from './cluster.js';
 
 test('the API server check passes while the server answers and fails once it is gone', async () => {
