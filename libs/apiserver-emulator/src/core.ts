@@ -68,16 +68,45 @@ export class EmulatorCore {
     this.rbacEnabled = opts.rbac ?? false;
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60000;
     this.serverVersion = opts.serverVersion ?? 'v1.32.0';
+    this.seed(opts.namespaces ?? []);
+  }
+
+  /** What a fresh cluster has: the system namespaces and cluster-admin bound to system:masters. */
+  private seed(namespaces: string[]): void {
     const ns = this.registry.get('', 'v1', 'namespaces')!;
     for (const name of [
       'default',
       'kube-system',
       'kube-public',
       'kube-node-lease',
-      ...(opts.namespaces ?? []),
+      ...namespaces,
     ]) {
       if (!this.svc.find(ns, '', name))
         this.svc.create(ns, '', { metadata: { name } }, { fieldManager: 'emulator' });
     }
+    const rbac = (plural: string) => this.registry.get('rbac.authorization.k8s.io', 'v1', plural)!;
+    const metadata = {
+      name: 'cluster-admin',
+      labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' },
+    };
+    const rules = [
+      { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+      { nonResourceURLs: ['*'], verbs: ['*'] },
+    ];
+    this.svc.create(rbac('clusterroles'), '', { metadata, rules }, { fieldManager: 'emulator' });
+    const roleRef = {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'cluster-admin',
+    };
+    const subjects = [
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:masters' },
+    ];
+    this.svc.create(
+      rbac('clusterrolebindings'),
+      '',
+      { metadata: { ...metadata }, roleRef, subjects },
+      { fieldManager: 'emulator' },
+    );
   }
 }
