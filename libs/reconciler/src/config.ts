@@ -17,9 +17,13 @@ export interface ReconcilerConfig {
   readonly activeDeadlineSeconds: number;
   readonly cleanupBackoffLimit: number;
   readonly cleanupActiveDeadlineSeconds: number;
-  /** Non-root identity of the backup pod; fsGroup makes the volume and the Secret readable to it. */
-  readonly runAsUser: number;
-  readonly runAsGroup: number;
+  /**
+   * The backup pod runs as the image's own (numeric, non-root) USER unless these are set: images
+   * such as the reference one need their user to exist in /etc/passwd, so forcing one could
+   * break them. fsGroup is added to the pod's groups and makes the volume and the Secret usable.
+   */
+  readonly runAsUser?: number;
+  readonly runAsGroup?: number;
   readonly fsGroup: number;
   readonly resources: {
     readonly requests: Readonly<Record<string, string>>;
@@ -54,9 +58,7 @@ export const defaultReconcilerConfig: ReconcilerConfig = {
   activeDeadlineSeconds: 3600,
   cleanupBackoffLimit: 2,
   cleanupActiveDeadlineSeconds: 1800,
-  runAsUser: 65532,
-  runAsGroup: 65532,
-  fsGroup: 65532,
+  fsGroup: 10001,
   resources: {
     requests: { cpu: '100m', memory: '128Mi' },
     limits: { cpu: '1', memory: '512Mi' },

@@ -89,7 +89,19 @@ export function ownedFieldsPatch(desired: V1CronJob, actual: V1CronJob): Tree {
   for (const field of OWNED_FIELDS.filter((f) => fieldDiffers(f, desired, actual))) {
     const want = get(desired, field.path);
     const leaf = field.path[field.path.length - 1] as string;
-    parentOf(patch, field.path)[leaf] = want === undefined ? null : structuredClone(want);
+    parentOf(patch, field.path)[leaf] = patchValue(want);
   }
   return patch;
+}
+
+/**
+ * A merge patch merges objects key by key, so a key the operator leaves unset must be sent as
+ * null to remove what someone else put there; lists are replaced whole and need no such care.
+ */
+function patchValue(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return structuredClone(value);
+  }
+  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, patchValue(child)]));
 }

@@ -1,10 +1,13 @@
 /**
  * Semantic equality of what the operator wants against what the API server returns (the
  * counterpart of apimachinery's equality.Semantic): only keys present in `desired` are compared,
- * so fields the server defaults never count as a difference; Go's omitempty makes false, 0, ""
- * and empty lists equal to absence; resource quantities compare by value ("0.5" = "500m").
+ * so fields the server defaults never count as a difference; Go's omitempty makes a desired
+ * false, 0, "" or empty list equal to absence, while a key the operator leaves unset (present
+ * with the value undefined) must be absent; resource quantities compare by value ("0.5" = "500m").
  */
 export function semanticallyEqual(desired: unknown, actual: unknown, path = ''): boolean {
+  // Unset means absent: an explicit 0 or false someone set (runAsUser: 0) is a difference.
+  if (desired === undefined || desired === null) return actual === undefined || actual === null;
   if (isEmpty(desired)) return isEmpty(actual);
   if (Array.isArray(desired)) {
     return (

@@ -21,6 +21,13 @@ describe('semanticallyEqual', () => {
     ['[] equals absent', { l: [] }, {}, '', true],
     ['unset desired means absent', undefined, 'Europe/Berlin', '', false],
     ['unset desired matches absent', undefined, undefined, '', true],
+    [
+      'unset desired does not match an explicit 0',
+      { runAsUser: undefined },
+      { runAsUser: 0 },
+      '',
+      false,
+    ],
     ['lists compare by position and length', [{ a: 1 }], [{ a: 1 }, { a: 2 }], '', false],
     ['list items ignore defaulted keys', [{ a: 1 }], [{ a: 1, z: 0 }], '', true],
     ['cpu 1 = 1000m', '1', '1000m', '.resources.limits.cpu', true],
@@ -75,6 +82,11 @@ describe('owned CronJob fields', () => {
       'extra volume',
       (cj) => cj.spec!.jobTemplate.spec!.template.spec!.volumes!.push({ name: 'x', emptyDir: {} }),
       'spec.jobTemplate.spec.template.spec.volumes',
+    ],
+    [
+      'pod user set by someone else (the operator leaves it to the image)',
+      (cj) => (cj.spec!.jobTemplate.spec!.template.spec!.securityContext!.runAsUser = 0),
+      'spec.jobTemplate.spec.template.spec.securityContext',
     ],
     [
       'backoffLimit',
