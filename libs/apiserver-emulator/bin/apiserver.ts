@@ -5,7 +5,8 @@ import { start } from '../src/index.js';
 /**
  * `npm run apiserver -- --port 6443 --kubeconfig ./emu.kubeconfig [--tls] [--rbac] [--clock accelerated:60]
  *  [--latency verb=list,ms=50,jitter=20] [--error code=503,rate=0.1,verb=get] [--controllers gc,namespace,jobs,cronjobs]`
- * Serves until SIGINT/SIGTERM.
+ * Serves until SIGINT/SIGTERM. Runtime control (faults, watches, clock, Jobs): the /__emulator/
+ * endpoints, see docs/apiserver-emulator.md.
  */
 const { values } = parseArgs({
   options: {
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
     tls: values.tls,
     rbac: values.rbac,
     kubeconfigPath: values.kubeconfig,
+    control: true,
     clock: clockOption(values.clock),
     watchCacheSize: num(values['watch-cache-size'], 'watch-cache-size'),
     namespaces: values.namespace,

@@ -12,11 +12,12 @@ import type { EmulatorClock } from './clock.js';
 import type { Faults } from './faults.js';
 import type { WatchHub } from './http/watch-hub.js';
 import type { RequestLog } from './request-log.js';
-import type { KubeObject } from './types.js';
+import type { KubeObject, UserInfo } from './types.js';
 import { clone } from './util.js';
 import { ObjectClient } from './client.js';
 import { Controllers, type ControllerOptions } from './controllers/index.js';
 import { EmulatorCore, type CoreOptions } from './core.js';
+import { CONTROL_PREFIX, handleControl } from './http/control.js';
 import { handle } from './http/handler.js';
 import { kubeconfigText } from './kubeconfig.js';
 import { selfSignedCertificate } from './tls.js';
@@ -30,6 +31,8 @@ export interface StartOptions extends CoreOptions {
   /** Also write the kubeconfig to this file. */
   kubeconfigPath?: string;
   controllers?: ControllerOptions;
+  /** Serve the /__emulator/ runtime control endpoints (the CLI turns them on). Default false. */
+  control?: boolean;
 }
 
 /**
@@ -144,12 +147,26 @@ export class Emulator {
     return kubeconfigText(this.url, { name: `${namespace}-${name}`, token }, namespace);
   }
 
+  /** A bearer token for a ServiceAccount (valid while it exists), e.g. for client-node's KubeConfig. */
+  serviceAccountToken(namespace: string, name: string): string {
+    return this.core.authn.issueServiceAccountToken(namespace, name);
+  }
+
+  /** Accepts `token` as the given user from now on. */
+  addToken(token: string, user: UserInfo): void {
+    this.core.authn.addStaticToken(token, user);
+  }
+
   kubeconfigForToken(token: string, userName = 'user'): string {
     return kubeconfigText(this.url, { name: userName, token });
   }
 
   async listen(): Promise<void> {
-    const handler = (req: IncomingMessage, res: ServerResponse) => void handle(this.core, req, res);
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
+      if (this.opts.control && req.url?.startsWith(CONTROL_PREFIX))
+        void handleControl(this, req, res, req.url.split('?')[0]!);
+      else void handle(this.core, req, res);
+    };
     const server = this.opts.tls
       ? createHttpsServer(selfSignedCertificate(), handler)
       : createHttpServer(handler);
