@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { scrape, sumOf } from '../lib/prom.js';
 import { freePort, startProcess, type ManagedProcess } from '../../libs/testing/src/index.js';
 import { startRedisServer, type RedisServer } from '../../libs/testing/src/redis-server.js';
 
@@ -113,6 +114,11 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
       health: true,
     });
     processes.unshift(w);
+    // A standby is ready too; the watcher is ready to measure once it leads and is synced.
+    await poll(`${w.name} leading`, 60_000, async () => {
+      const samples = await scrape(w.metricsUrl);
+      return sumOf(samples, 'leader_election_master_status') >= 1;
+    });
     await readyz(w);
   };
   try {

@@ -175,7 +175,7 @@ export const memoryScenario: Scenario = {
       ],
       goals,
       notes: [
-        'Memory does not depend on API latency, so this scenario runs at 0 ms only. The per-object figure is the slope between the two sizes, so fixed costs (code, connections) cancel out.',
+        'Memory does not depend on API latency, so this scenario runs at 0 ms only. The watcher is measured after its initial list and enqueue-all; a worker holds no cache, so it is measured while it works through that pass at full speed (its RSS is then mostly garbage not yet collected, not objects it keeps). The per-object figure is the slope between the two sizes, so fixed costs (code, connections) cancel out.',
       ],
       raw: rows,
     };
