@@ -10,6 +10,7 @@ import {
   createBackupJob,
   getBackupJob,
   sample,
+  setJobOutcome,
   startHarness,
   type Harness,
 } from './support.js';
@@ -65,21 +66,7 @@ describe('reconcileKey with the worker RBAC rules enforced', () => {
     assert.equal(getBackupJob(h, 'granted')?.status?.ready, true);
     h.emu.objects.delete(API_VERSION, KIND, 'granted', NAMESPACE);
     await converge(h, `${NAMESPACE}/granted`);
-    const cleanup = h.emu.objects.get('batch/v1', 'Job', 'granted-cleanup-1', NAMESPACE);
-    assert.ok(cleanup, 'cleanup Job created');
-    const time = new Date().toISOString();
-    h.emu.objects.update(
-      {
-        ...cleanup,
-        status: {
-          succeeded: 1,
-          startTime: time,
-          completionTime: time,
-          conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: time }],
-        },
-      } as KubeObject,
-      'status',
-    );
+    setJobOutcome(h, 'granted-cleanup-1', 'succeeded');
     await converge(h, `${NAMESPACE}/granted`);
     assert.equal(getBackupJob(h, 'granted'), undefined);
     assert.equal(h.emu.core.log.count({ code: 403 }), 0);

@@ -15,6 +15,7 @@ import {
   getCronJob,
   patchSpec,
   sample,
+  setJobOutcome,
   startHarness,
   writesDuring,
   type Harness,
@@ -202,7 +203,7 @@ describe('reconcileKey against the API emulator', () => {
     assert.equal(env?.find((e) => e.name === 'BACKUP_MODE')?.value, 'cleanup');
 
     // The cleanup pod fails: the object stays, status and a Warning say why.
-    failJob(h, 'purge-cleanup-1');
+    setJobOutcome(h, 'purge-cleanup-1', 'failed');
     await converge(h, key('purge'));
     const stored = getBackupJob(h, 'purge');
     assert.ok(stored, 'still Terminating');
@@ -219,7 +220,7 @@ describe('reconcileKey against the API emulator', () => {
       jobs().map((j) => j.metadata.name),
       ['purge-cleanup-2'],
     );
-    succeedJob(h, 'purge-cleanup-2');
+    setJobOutcome(h, 'purge-cleanup-2', 'succeeded');
     await converge(h, key('purge'));
     assert.equal(getBackupJob(h, 'purge'), undefined);
     assert.ok(reasons().includes('CleanupSucceeded'));
@@ -259,45 +260,3 @@ describe('reconcileKey against the API emulator', () => {
     assert.equal(getBackupJob(h, 'throttled')?.status?.ready, true);
   });
 });
-
-function finish(h: Harness, name: string, status: Record<string, unknown>): void {
-  const job = h.emu.objects.get('batch/v1', 'Job', name, NAMESPACE);
-  assert.ok(job, `Job ${name} exists`);
-  h.emu.objects.update({ ...job, status } as typeof job, 'status');
-}
-
-function failJob(h: Harness, name: string): void {
-  const time = new Date().toISOString();
-  finish(h, name, {
-    failed: 1,
-    startTime: time,
-    conditions: [
-      {
-        type: 'FailureTarget',
-        status: 'True',
-        reason: 'BackoffLimitExceeded',
-        lastTransitionTime: time,
-      },
-      {
-        type: 'Failed',
-        status: 'True',
-        reason: 'BackoffLimitExceeded',
-        message: 'Job has reached the specified backoff limit',
-        lastTransitionTime: time,
-      },
-    ],
-  });
-}
-
-function succeedJob(h: Harness, name: string): void {
-  const time = new Date().toISOString();
-  finish(h, name, {
-    succeeded: 1,
-    startTime: time,
-    completionTime: time,
-    conditions: [
-      { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: time },
-      { type: 'Complete', status: 'True', lastTransitionTime: time },
-    ],
-  });
-}

@@ -118,51 +118,65 @@ export function condition(bj: BackupJob | undefined, type: string) {
   return bj?.status?.conditions?.find((c) => c.type === type);
 }
 
-/** A Job as the CronJob controller would start it, finished the given way (no kubelet runs here). */
+/** A finished Job's status, as the Job controller writes it (no kubelet runs here). */
+export function jobStatus(state: 'succeeded' | 'failed', at: Date): Record<string, unknown> {
+  const time = at.toISOString();
+  const started = new Date(at.getTime() - 60_000).toISOString();
+  if (state === 'succeeded') {
+    return {
+      startTime: started,
+      completionTime: time,
+      succeeded: 1,
+      conditions: [
+        { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: time },
+        { type: 'Complete', status: 'True', lastTransitionTime: time },
+      ],
+    };
+  }
+  const reason = 'BackoffLimitExceeded';
+  return {
+    startTime: started,
+    failed: 1,
+    conditions: [
+      { type: 'FailureTarget', status: 'True', reason, lastTransitionTime: time },
+      {
+        type: 'Failed',
+        status: 'True',
+        reason,
+        message: 'Job has reached the specified backoff limit',
+        lastTransitionTime: time,
+      },
+    ],
+  };
+}
+
+/** Finishes an existing Job the given way. */
+export function setJobOutcome(
+  h: Harness,
+  name: string,
+  state: 'succeeded' | 'failed',
+  at = new Date(),
+): void {
+  const job = h.emu.objects.get('batch/v1', 'Job', name, NAMESPACE);
+  assert.ok(job, `Job ${name} exists`);
+  h.emu.objects.update({ ...job, status: jobStatus(state, at) } as KubeObject, 'status');
+}
+
+/** A Job as the CronJob controller would start it from the template, then finished. */
 export function finishJob(
   h: Harness,
   template: { metadata?: V1Job['metadata']; spec?: V1Job['spec'] },
   name: string,
   state: 'succeeded' | 'failed',
   at: Date,
-): V1Job {
-  const created = h.emu.objects.create({
+): void {
+  h.emu.objects.create({
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: { ...template.metadata, name, namespace: NAMESPACE },
     spec: template.spec,
-  } as unknown as KubeObject) as unknown as V1Job;
-  const time = at.toISOString();
-  const conditions =
-    state === 'succeeded'
-      ? [
-          { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: time },
-          { type: 'Complete', status: 'True', lastTransitionTime: time },
-        ]
-      : [
-          {
-            type: 'FailureTarget',
-            status: 'True',
-            reason: 'BackoffLimitExceeded',
-            lastTransitionTime: time,
-          },
-          {
-            type: 'Failed',
-            status: 'True',
-            reason: 'BackoffLimitExceeded',
-            message: 'Job has reached the specified backoff limit',
-            lastTransitionTime: time,
-          },
-        ];
-  const status = {
-    startTime: new Date(at.getTime() - 60_000).toISOString(),
-    ...(state === 'succeeded' ? { completionTime: time, succeeded: 1 } : { failed: 1 }),
-    conditions,
-  };
-  return h.emu.objects.update(
-    { ...created, status } as unknown as KubeObject,
-    'status',
-  ) as unknown as V1Job;
+  } as unknown as KubeObject);
+  setJobOutcome(h, name, state, at);
 }
 
 export function eventsFor(h: Harness, name: string): KubeObject[] {
