@@ -7,7 +7,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API_VERSION, backupJobCrd, KIND, type BackupJob } from '../../libs/api/src/index.js';
+import {
+  API_VERSION,
+  backupJobCrd,
+  FINALIZER,
+  KIND,
+  type BackupJob,
+} from '../../libs/api/src/index.js';
 import { start, type KubeObject } from '../../libs/apiserver-emulator/src/index.js';
 import { reconcile, reconcilerConfig } from '../../libs/reconciler/src/index.js';
 import { Tracker, type TrackedBackupJob } from './tracker.js';
@@ -50,12 +56,18 @@ function backupJob(name: string, i: number): KubeObject {
   };
 }
 
-/** Runs the reconciler in-process until the object needs nothing: what a converged operator leaves. */
-function converge(name: string): void {
-  const config = reconcilerConfig();
+type StoredBackupJob = BackupJob & KubeObject;
+const config = reconcilerConfig();
+
+/**
+ * Runs the reconciler in-process until the object needs nothing: what a converged operator
+ * leaves. It carries the objects each write returns instead of reading them again.
+ */
+function converge(created: KubeObject): void {
+  let bj = created as StoredBackupJob;
+  const name = bj.metadata.name as string;
+  let cronJob: KubeObject | undefined;
   for (let round = 0; round < 5; round++) {
-    const bj = emu.objects.get<BackupJob & KubeObject>(API_VERSION, KIND, name, NAMESPACE);
-    const cronJob = emu.objects.get('batch/v1', 'CronJob', `${name}-backup`, NAMESPACE);
     const out = reconcile({
       backupJob: bj,
       cronJob: cronJob as never,
@@ -64,19 +76,26 @@ function converge(name: string): void {
       config,
     });
     const writes = out.actions.filter((a) => a.type !== 'emitEvent');
-    if (!bj || writes.length === 0) return;
+    if (writes.length === 0) return;
     for (const action of writes) {
       if (action.type === 'addFinalizer') {
-        const finalizers = [...(bj.metadata.finalizers ?? []), 'backup.ops.example.com/finalizer'];
-        emu.objects.patch(API_VERSION, KIND, name, NAMESPACE, { metadata: { finalizers } });
+        const finalizers = [...(bj.metadata.finalizers ?? []), FINALIZER];
+        bj = emu.objects.patch(API_VERSION, KIND, name, NAMESPACE, { metadata: { finalizers } });
       } else if (action.type === 'createCronJob') {
-        emu.objects.create({
+        cronJob = emu.objects.create({
           apiVersion: 'batch/v1',
           kind: 'CronJob',
           ...action.cronJob,
         } as unknown as KubeObject);
       } else if (action.type === 'updateStatus') {
-        emu.objects.patch(API_VERSION, KIND, name, NAMESPACE, { status: action.status }, 'status');
+        bj = emu.objects.patch(
+          API_VERSION,
+          KIND,
+          name,
+          NAMESPACE,
+          { status: action.status },
+          'status',
+        );
       } else throw new Error(`seeding cannot apply ${action.type}`);
     }
   }
@@ -102,8 +121,8 @@ const ops: Ops = {
     const t0 = Date.now();
     for (let i = from; i < from + count; i++) {
       const name = `${prefix}-${i}`;
-      emu.objects.create(backupJob(name, i));
-      if (converged) converge(name);
+      const created = emu.objects.create(backupJob(name, i));
+      if (converged) converge(created);
     }
     return { at: t0 };
   },
