@@ -3,7 +3,12 @@ import { readFileSync } from 'node:fs';
 import { KubeConfig, type V1CronJob, type V1Job } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { API_VERSION, KIND, backupJobCrd, type BackupJob } from '../../api/src/index.js';
-import { start, type Emulator, type KubeObject } from '../../apiserver-emulator/src/index.js';
+import {
+  start,
+  type Emulator,
+  type KubeObject,
+  type StartOptions,
+} from '../../apiserver-emulator/src/index.js';
 import { Logger } from '../../observability/src/logger.js';
 import { reconcilerConfig } from '../../reconciler/src/index.js';
 import { createReconcileKey, type ReconcileKey } from '../src/index.js';
@@ -28,12 +33,14 @@ export interface Harness {
 export interface HarnessOptions {
   /** Enforce RBAC and reconcile as this ServiceAccount (namespace/name) instead of admin. */
   readonly serviceAccount?: { readonly namespace: string; readonly name: string };
+  /** The emulator's clock and simulated controllers (CronJob and Job simulation are off by default). */
+  readonly emulator?: Pick<StartOptions, 'clock' | 'controllers'>;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const sa = options.serviceAccount;
   const namespaces = sa ? [NAMESPACE, sa.namespace] : [NAMESPACE];
-  const emu = await start({ port: 0, namespaces, rbac: sa !== undefined });
+  const emu = await start({ port: 0, namespaces, rbac: sa !== undefined, ...options.emulator });
   const kc = new KubeConfig();
   try {
     emu.objects.create(backupJobCrd() as unknown as KubeObject);
@@ -50,7 +57,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const reconcileKey = createReconcileKey({
     kubeConfig: kc,
     config,
-    clock: () => new Date(Date.now() + offsetMs),
+    // The emulator's clock, so that a test moving it moves the controller's time too.
+    clock: () => new Date(emu.core.clock.now() + offsetMs),
     logger: new Logger({ level: 'debug', sink: (line) => logLines.push(line) }),
     reportingInstance: 'test-worker',
   });
@@ -77,6 +85,19 @@ export async function writesDuring(emu: Emulator, fn: () => Promise<unknown>): P
 }
 
 /** Reconciles until a run writes nothing; fails if that takes more than a few runs. */
+/** Polls until `check` holds (asynchronous emulator controllers), failing after a generous deadline. */
+export async function eventually(
+  check: () => boolean,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 export async function converge(h: Harness, key: string): Promise<unknown> {
   for (let i = 0; i < 6; i++) {
     let result: unknown;
