@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { describeMachine } from './lib/machine.js';
 import { writeReport, textTable } from './lib/report.js';
 import type { BenchResults, ScenarioResult } from './lib/result.js';
+import { stopAllSystems } from './env/system.js';
 import { SIZES } from './sizes.js';
 import { SCENARIOS } from './scenarios/index.js';
 import type { BenchContext, SystemKind } from './scenarios/context.js';
@@ -39,6 +40,13 @@ for (const s of systems) {
     console.error(`--systems: unknown "${s}"; operator and/or baseline`);
     process.exit(2);
   }
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`[bench] ${signal}: stopping the systems under test\n`);
+    void stopAllSystems().finally(() => process.exit(130));
+  });
 }
 
 const started = Date.now();

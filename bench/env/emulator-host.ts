@@ -187,4 +187,6 @@ process.on('message', (msg: HostRequest) => {
     if (msg.op === 'stop') process.disconnect();
   })();
 });
+// The runner is gone (killed or crashed): nobody will stop this emulator, so it stops itself.
+process.on('disconnect', () => process.exit(0));
 process.send?.({ id: 0, result: 'ready' } satisfies HostResponse);

@@ -86,6 +86,25 @@ export function profileFlags(dir: string | undefined, name: string): string[] {
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
 }
 
+/** Systems still running, so an interrupted bench can stop them instead of leaving orphans. */
+const running = new Set<SystemUnderTest>();
+
+function tracked(sys: SystemUnderTest): SystemUnderTest {
+  const t: SystemUnderTest = {
+    ...sys,
+    stop: async () => {
+      running.delete(t);
+      await sys.stop();
+    },
+  };
+  running.add(t);
+  return t;
+}
+
+export async function stopAllSystems(): Promise<void> {
+  await Promise.all([...running].map((s) => s.stop()));
+}
+
 async function stopAll(processes: readonly OperatorProcess[]): Promise<void> {
   await Promise.all(processes.map((p) => p.proc.stop('SIGTERM', 10_000)));
 }
@@ -137,7 +156,7 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
     await Promise.all(workers.map(readyz));
     let generation = 0;
     await startWatcher(generation++);
-    return {
+    return tracked({
       label: `operator ${o.workers}×${o.concurrency}`,
       processes,
       redis,
@@ -151,7 +170,7 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
         await stopAll(processes);
         await redis.stop();
       },
-    };
+    });
   } catch (err) {
     await stopAll(processes);
     await redis.stop();
@@ -178,12 +197,12 @@ export async function startBaseline(o: BaselineOptions): Promise<SystemUnderTest
     await p.proc.stop('SIGKILL');
     throw new Error(`${String(err)}\n${p.proc.lines.slice(-20).join('\n')}`, { cause: err });
   }
-  return {
+  return tracked({
     label: `baseline c=${o.concurrency}`,
     processes: [p],
     async resync() {
       p.proc.child.kill('SIGUSR2');
     },
     stop: () => stopAll([p]),
-  };
+  });
 }
