@@ -17,29 +17,29 @@
 # leader election records who became leader as an Event on the Lease
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
-  verbs: ["create", "patch"]
+  verbs: ["create"]
 {{- end }}
 {{- define "backupjob-operator.rules.worker.cluster" -}}
 # the reconciler reads the current BackupJob and adds or removes its finalizer
 - apiGroups: ["ops.example.com"]
   resources: ["backupjobs"]
-  verbs: ["get", "list", "watch", "update", "patch"]
+  verbs: ["get", "patch"]
 # the reconciler writes conditions, lastBackupTime and observedGeneration
 - apiGroups: ["ops.example.com"]
   resources: ["backupjobs/status"]
-  verbs: ["update", "patch"]
+  verbs: ["patch"]
 # children get a blocking controller ownerReference, which OwnerReferencesPermissionEnforcement allows only with this
 - apiGroups: ["ops.example.com"]
   resources: ["backupjobs/finalizers"]
   verbs: ["update"]
-# the reconciler creates the desired CronJob and updates the fields it owns
+# the reconciler reads and creates the desired CronJob, patches the fields it owns, and deletes it before a cleanup
 - apiGroups: ["batch"]
   resources: ["cronjobs"]
-  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
-# the reconciler observes backup runs and runs the finalizer cleanup Job
+  verbs: ["get", "create", "patch", "delete"]
+# the reconciler lists the backup runs, and creates and retires the finalizer cleanup Jobs
 - apiGroups: ["batch"]
   resources: ["jobs"]
-  verbs: ["get", "list", "watch", "create", "delete"]
+  verbs: ["list", "create", "delete"]
 # every decision is recorded as an Event on the BackupJob
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]

@@ -54,7 +54,7 @@ export const permissions: Readonly<Record<Component, readonly PermissionRule[]>>
     },
     {
       ...EVENTS,
-      verbs: ['create', 'patch'],
+      verbs: ['create'],
       scope: 'leaderElectionNamespace',
       why: 'leader election records who became leader as an Event on the Lease',
     },
@@ -63,14 +63,14 @@ export const permissions: Readonly<Record<Component, readonly PermissionRule[]>>
     {
       apiGroups: [GROUP],
       resources: [PLURAL],
-      verbs: ['get', 'list', 'watch', 'update', 'patch'],
+      verbs: ['get', 'patch'],
       scope: 'cluster',
       why: 'the reconciler reads the current BackupJob and adds or removes its finalizer',
     },
     {
       apiGroups: [GROUP],
       resources: [`${PLURAL}/status`],
-      verbs: ['update', 'patch'],
+      verbs: ['patch'],
       scope: 'cluster',
       why: 'the reconciler writes conditions, lastBackupTime and observedGeneration',
     },
@@ -84,16 +84,16 @@ export const permissions: Readonly<Record<Component, readonly PermissionRule[]>>
     {
       apiGroups: ['batch'],
       resources: ['cronjobs'],
-      verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      verbs: ['get', 'create', 'patch', 'delete'],
       scope: 'cluster',
-      why: 'the reconciler creates the desired CronJob and updates the fields it owns',
+      why: 'the reconciler reads and creates the desired CronJob, patches the fields it owns, and deletes it before a cleanup',
     },
     {
       apiGroups: ['batch'],
       resources: ['jobs'],
-      verbs: ['get', 'list', 'watch', 'create', 'delete'],
+      verbs: ['list', 'create', 'delete'],
       scope: 'cluster',
-      why: 'the reconciler observes backup runs and runs the finalizer cleanup Job',
+      why: 'the reconciler lists the backup runs, and creates and retires the finalizer cleanup Jobs',
     },
     {
       ...EVENTS,
