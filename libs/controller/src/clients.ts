@@ -14,19 +14,27 @@ export interface KubeClients {
   readonly objects: CustomObjectsApi;
   readonly batch: BatchV1Api;
   readonly events: EventsV1Api;
-  /** Per-call options: a request timeout, and the Content-Type for patches. */
+  /** Per-call options: a request timeout, the run's abort signal, the Content-Type for patches. */
   options(contentType?: string): ConfigurationOptions;
+  /** The same clients, with every request also aborted when `signal` fires (lease lost, shutdown). */
+  withSignal(signal: AbortSignal | undefined): KubeClients;
 }
 
 /**
  * Middleware in the shape client-node's setHeaderOptions builds (its Observable). It bounds each
- * request with a timeout, since a hung connection must not hold a key forever, and sets the
- * Content-Type, which the generated patch methods would otherwise send as JSON patch.
+ * request with a timeout, since a hung connection must not hold a key forever, ties it to the
+ * run's signal, and sets the Content-Type, which the generated patch methods would otherwise
+ * send as JSON patch.
  */
-function requestMiddleware(timeoutMs: number, contentType: string | undefined) {
+function requestMiddleware(
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  contentType: string | undefined,
+) {
   return {
     pre: (context: RequestContext) => {
-      context.setSignal(AbortSignal.timeout(timeoutMs));
+      const timeout = AbortSignal.timeout(timeoutMs);
+      context.setSignal(signal ? AbortSignal.any([timeout, signal]) : timeout);
       if (contentType) context.setHeaderParam('Content-Type', contentType);
       return new Observable(Promise.resolve(context));
     },
@@ -35,14 +43,19 @@ function requestMiddleware(timeoutMs: number, contentType: string | undefined) {
 }
 
 export function createKubeClients(kc: KubeConfig, requestTimeoutMs = 30_000): KubeClients {
-  return {
+  const apis = {
     objects: kc.makeApiClient(CustomObjectsApi),
     batch: kc.makeApiClient(BatchV1Api),
     events: kc.makeApiClient(EventsV1Api),
+  };
+  const scoped = (signal: AbortSignal | undefined): KubeClients => ({
+    ...apis,
     options: (contentType) =>
       ({
-        middleware: [requestMiddleware(requestTimeoutMs, contentType)],
+        middleware: [requestMiddleware(requestTimeoutMs, signal, contentType)],
         middlewareMergeStrategy: 'append',
       }) as ConfigurationOptions,
-  };
+    withSignal: scoped,
+  });
+  return scoped(undefined);
 }

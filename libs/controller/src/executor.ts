@@ -26,11 +26,16 @@ export class ActionExecutor {
     private readonly log: Logger,
   ) {}
 
-  /** Returns the number of writes made, Events included. */
-  async run(actions: readonly Action[], backupJob: BackupJob | undefined): Promise<number> {
+  /** Returns the number of writes made, Events included. Stops when `signal` fires. */
+  async run(
+    actions: readonly Action[],
+    backupJob: BackupJob | undefined,
+    signal?: AbortSignal,
+  ): Promise<number> {
     let current = backupJob;
     let writes = 0;
     for (const action of actions) {
+      signal?.throwIfAborted();
       if (!current) break;
       current = (await this.apply(action, current)) ?? current;
       writes += 1;

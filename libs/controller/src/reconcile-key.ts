@@ -34,11 +34,18 @@ export interface ReconcileKeyOptions {
   readonly eventSeriesCacheSize?: number;
 }
 
+/** What the queue hands a run (its RunContext fits): a signal for lease loss and shutdown. */
+export interface RunOptions {
+  /** Aborts the run's API requests and stops its writes. */
+  readonly signal?: AbortSignal;
+}
+
 /**
  * The queue handler for one `namespace/name` key: resolves to nothing (done) or
- * `{ requeueAfter }`; throws to back off; throws TerminalError for no requeue (invalid spec).
+ * `{ requeueAfter }`; throws to back off; throws TerminalError for no requeue (invalid spec);
+ * rethrows the signal's reason when the queue aborted the run.
  */
-export type ReconcileKey = (key: string) => Promise<QueueResult>;
+export type ReconcileKey = (key: string, run?: RunOptions) => Promise<QueueResult>;
 
 interface World {
   readonly backupJob: BackupJob | undefined;
@@ -58,21 +65,24 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
     maxSeries: options.eventSeriesCacheSize,
   });
 
-  return async (key: string): Promise<QueueResult> => {
+  return async (key: string, run: RunOptions = {}): Promise<QueueResult> => {
     const { namespace, name } = parseKey(key);
     // controller-runtime's reconcileID: ties together every line of one run of one key.
     const log = baseLog.child({ key, namespace, name, reconcileID: randomUUID() });
     log.debug('reconcile started');
-    const executor = new ActionExecutor(clients, recorder, log);
+    const scoped = clients.withSignal(run.signal);
+    const executor = new ActionExecutor(scoped, recorder, log);
     let result: Result;
     try {
-      const world = await readWorld(clients, namespace, name);
+      const world = await readWorld(scoped, namespace, name);
       const output = reconcile({ ...world, now: clock(), config: options.config });
-      const writes = await executor.run(output.actions, world.backupJob);
+      const writes = await executor.run(output.actions, world.backupJob, run.signal);
       log.debug('reconciled', { writes, result: output.result.kind });
       result = output.result;
     } catch (err) {
-      return handleFailure(err, { clients, executor, log, clock, namespace, name });
+      // The queue knows why it aborted (lease lost, shutdown); hand its reason back unchanged.
+      if (run.signal?.aborted) throw run.signal.reason;
+      return handleFailure(err, { clients: scoped, executor, log, clock, namespace, name });
     }
     return toQueueResult(result);
   };

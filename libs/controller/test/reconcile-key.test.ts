@@ -260,3 +260,39 @@ describe('reconcileKey against the API emulator', () => {
     assert.equal(getBackupJob(h, 'throttled')?.status?.ready, true);
   });
 });
+
+describe('reconcileKey run by the queue', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.stop());
+
+  test('an aborted run rethrows the queue reason and makes no write', async () => {
+    createBackupJob(h, sample('aborted'));
+    const controller = new AbortController();
+    const reason = new Error('lease lost');
+    controller.abort(reason);
+    const writes = await writesDuring(h.emu, () =>
+      assert.rejects(
+        h.reconcileKey(`${NAMESPACE}/aborted`, { signal: controller.signal }),
+        (err) => err === reason,
+      ),
+    );
+    assert.deepEqual(writes, []);
+  });
+
+  test('a run aborted while a request hangs ends with the reason', async () => {
+    createBackupJob(h, sample('hung'));
+    const fault = h.emu.core.faults.addLatency({
+      fixedMs: 3_000,
+      match: { resource: 'cronjobs' },
+    });
+    const controller = new AbortController();
+    const reason = new Error('shutting down');
+    const run = h.reconcileKey(`${NAMESPACE}/hung`, { signal: controller.signal });
+    setTimeout(() => controller.abort(reason), 100);
+    await assert.rejects(run, (err) => err === reason);
+    h.emu.core.faults.remove(fault);
+  });
+});
