@@ -10,10 +10,10 @@ export function instrumentReconcileKey(
   reconcileKey: ReconcileKey,
   recorder: ReconcileRecorder,
 ): ReconcileKey {
-  return async (key: string): Promise<Result> => {
+  return async (key, run): Promise<Result> => {
     const done = recorder.start();
     try {
-      const result = await reconcileKey(key);
+      const result = await reconcileKey(key, run);
       done(result?.requeueAfter ? 'requeue_after' : 'success');
       return result;
     } catch (err) {
