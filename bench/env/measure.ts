@@ -91,6 +91,8 @@ export interface Window {
   readonly requests: Record<string, number>;
   readonly redisCommands: Record<string, number>;
   readonly queueWait: Buckets;
+  /** Create/update/patch/delete requests the reconciles made (see reconcileWrites). */
+  readonly reconcileWrites: number;
   /** Mean seconds per reconcile (controller_runtime_reconcile_time_seconds sum ÷ count). */
   readonly reconcileMean: number;
   /** Mean seconds a key waited in the queue (workqueue_queue_duration_seconds sum ÷ count). */
@@ -99,14 +101,41 @@ export interface Window {
 
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
-/** Writes the reconciles made; the Lease renewals of leader election are not theirs. */
-export function writes(w: Window): number {
-  return Object.entries(w.requests)
+const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * Writes the reconciles made. Worker processes count their own requests
+ * (rest_client_requests_total by method), which leaves out what the watcher writes whatever
+ * happens (Lease renewals, its leader election Event); a system without workers is counted at
+ * the emulator, Leases aside.
+ */
+function reconcileWrites(
+  before: Snapshot,
+  after: Snapshot,
+  requests: Record<string, number>,
+): number {
+  const workers = [...after.metrics.keys()].filter((name) => name.startsWith('worker-'));
+  if (workers.length > 0) {
+    let n = 0;
+    for (const name of workers) {
+      for (const method of WRITE_METHODS) {
+        const count = (s: Snapshot) =>
+          sumOf(s.metrics.get(name) ?? [], 'rest_client_requests_total', { method });
+        n += count(after) - count(before);
+      }
+    }
+    return n;
+  }
+  return Object.entries(requests)
     .filter(([id]) => {
       const [verb = '', resource = ''] = id.split(' ');
       return WRITE_VERBS.has(verb) && resource !== 'coordination.k8s.io/leases';
     })
     .reduce((a, [, n]) => a + n, 0);
+}
+
+export function writes(w: Window): number {
+  return w.reconcileWrites;
 }
 
 function delta(
@@ -152,6 +181,7 @@ export function windowOf(before: Snapshot, after: Snapshot): Window {
     requestsByVerb,
     requests,
     redisCommands,
+    reconcileWrites: reconcileWrites(before, after, requests),
     reconcileMean: meanOf(before, after, 'controller_runtime_reconcile_time_seconds'),
     queueWaitMean: meanOf(before, after, 'workqueue_queue_duration_seconds'),
     queueWait: diffBuckets(

@@ -5,6 +5,7 @@ import { coalescingScenario } from './coalescing.js';
 import { coldStartScenario } from './cold-start.js';
 import { memoryScenario } from './memory.js';
 import { profileScenario } from './profile.js';
+import { queueFloorScenario } from './queue-floor.js';
 import { steadyScenario } from './steady.js';
 
 /** In running order: the cold start finds the baseline's best concurrency the others reuse. */
@@ -15,5 +16,6 @@ export const SCENARIOS: readonly Scenario[] = [
   steadyScenario,
   coalescingScenario,
   memoryScenario,
+  queueFloorScenario,
   profileScenario,
 ];
