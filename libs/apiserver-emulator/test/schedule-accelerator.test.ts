@@ -15,7 +15,9 @@ function cronJob(name: string, schedule: string, suspend = false): KubeObject {
       schedule,
       suspend,
       jobTemplate: {
-        spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'b', image: 'b' }] } } },
+        spec: {
+          template: { spec: { restartPolicy: 'Never', containers: [{ name: 'b', image: 'b' }] } },
+        },
       },
     },
   };
@@ -60,7 +62,12 @@ describe('schedule accelerator', () => {
     assert.equal(jobs.length, 1);
     assert.equal(jobsOf(emu, 'paused').length, 0, 'a suspended CronJob never runs');
     await eventually(
-      () => emu.objects.get('batch/v1', 'CronJob', 'hourly', NS)?.status?.lastSuccessfulTime,
+      () =>
+        (
+          emu.objects.get('batch/v1', 'CronJob', 'hourly', NS)?.status as {
+            lastSuccessfulTime?: string;
+          }
+        )?.lastSuccessfulTime,
       'the Job completed and the CronJob recorded it',
     );
     const created = Date.parse(jobs[0]!.metadata.creationTimestamp!);

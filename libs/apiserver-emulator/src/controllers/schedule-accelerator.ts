@@ -56,7 +56,8 @@ export class ScheduleAccelerator {
     private readonly emulator: ScheduleControls,
     private readonly opts: ScheduleAcceleratorOptions,
   ) {
-    if (!(opts.factor >= 1)) throw new RangeError(`schedule factor must be ≥ 1, got ${opts.factor}`);
+    if (!(opts.factor >= 1))
+      throw new RangeError(`schedule factor must be ≥ 1, got ${opts.factor}`);
     this.now = opts.now ?? Date.now;
     this.realStart = this.now();
     this.lastVirtual = this.realStart;
