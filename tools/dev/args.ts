@@ -1,0 +1,50 @@
+import { parseArgs } from 'node:util';
+
+export interface DevOptions {
+  workers: number;
+  simulateBackups: boolean;
+  /** How much faster than real time schedules run with --simulate-backups. */
+  clockFactor: number;
+  help: boolean;
+}
+
+export const USAGE = `usage: npm run dev -- [--workers N] [--simulate-backups [--clock-factor F]]
+
+Starts a Kubernetes API emulator, Redis, one watcher and N workers (default 2) on this machine,
+applies the BackupJob CRD and config/samples/ops_v1alpha1_backupjob.yaml, and prints how to use it.
+
+  --workers N          worker processes to start (1-16, default 2)
+  --simulate-backups   run the CronJobs on a clock F times faster than real time, so that
+                       backups happen and lastBackupTime moves
+  --clock-factor F     the speed-up of --simulate-backups (default 1440: a day per minute)
+  -h, --help           this text
+
+REDIS_URL, when set, names the Redis to use; otherwise a private redis-server from PATH is started.
+Ctrl-C stops everything.`;
+
+function integer(value: string, flag: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`--${flag} must be an integer from ${min} to ${max}, got "${value}"`);
+  return n;
+}
+
+/** Parses the command line; throws an Error naming the flag on a bad value. */
+export function parseDevArgs(argv: readonly string[]): DevOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      workers: { type: 'string', default: '2' },
+      'simulate-backups': { type: 'boolean', default: false },
+      'clock-factor': { type: 'string', default: '1440' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  return {
+    workers: integer(values.workers, 'workers', 1, 16),
+    simulateBackups: values['simulate-backups'],
+    clockFactor: integer(values['clock-factor'], 'clock-factor', 1, 10_000_000),
+    help: values.help,
+  };
+}

@@ -1,0 +1,92 @@
+import { parseMetrics, sumOf, type Sample } from '../../bench/lib/prom.js';
+import { API_VERSION, KIND } from '../../libs/api/src/index.js';
+import { loadWorkerConfig, queueOptions } from '../../libs/config/src/index.js';
+import { WorkQueue, type ShardDepth } from '../../libs/queue/src/index.js';
+import type { KubeObject } from '../../libs/apiserver-emulator/src/index.js';
+import { isReady, readyProcesses, type Sandbox, type SandboxProcess } from './sandbox.js';
+
+export interface BackupJobSummary {
+  key: string;
+  ready: boolean;
+  lastBackupTime: string | undefined;
+}
+
+/** One look at the running system. */
+export interface Snapshot {
+  at: Date;
+  /** Names of the watchers that hold the Lease (one, or none during a hand-over). */
+  leaders: string[];
+  shards: ShardDepth[];
+  /** Reconciles per second over the workers since the previous snapshot; undefined the first time. */
+  reconcilesPerSecond: number | undefined;
+  reconcilesTotal: number;
+  readyProcesses: number;
+  processes: number;
+  backupJobs: BackupJobSummary[];
+}
+
+async function scrape(p: SandboxProcess): Promise<Sample[]> {
+  try {
+    const res = await fetch(p.metricsUrl, { signal: AbortSignal.timeout(2000) });
+    return parseMetrics(await res.text());
+  } catch {
+    return [];
+  }
+}
+
+function summarize(bj: KubeObject): BackupJobSummary {
+  return {
+    key: `${bj.metadata.namespace}/${bj.metadata.name}`,
+    ready: isReady(bj),
+    lastBackupTime: (bj.status as { lastBackupTime?: string } | undefined)?.lastBackupTime,
+  };
+}
+
+/**
+ * Reads what the live summary shows: leader and reconcile counts from the processes' /metrics,
+ * depth per shard from the queue in Redis (workqueue_depth has no shard label), BackupJobs from
+ * the emulator.
+ */
+export class StatusSampler {
+  private readonly queue: WorkQueue;
+  private previous: { at: number; total: number } | undefined;
+
+  constructor(private readonly sandbox: Sandbox) {
+    this.queue = new WorkQueue(queueOptions(loadWorkerConfig(sandbox.queueEnv)));
+  }
+
+  async sample(): Promise<Snapshot> {
+    const { watchers, workers, system } = this.sandbox;
+    const [watcherMetrics, workerMetrics, shards, ready] = await Promise.all([
+      Promise.all(watchers.map(scrape)),
+      Promise.all(workers.map(scrape)),
+      this.queue.depth().catch(() => []),
+      readyProcesses([...watchers, ...workers]),
+    ]);
+    const at = Date.now();
+    const total = workerMetrics.reduce(
+      (sum, samples) => sum + sumOf(samples, 'controller_runtime_reconcile_total'),
+      0,
+    );
+    const rate = this.previous
+      ? (total - this.previous.total) / Math.max(0.001, (at - this.previous.at) / 1000)
+      : undefined;
+    this.previous = { at, total };
+    return {
+      at: new Date(at),
+      leaders: watchers
+        .filter((_, i) => sumOf(watcherMetrics[i]!, 'leader_election_master_status') > 0)
+        .map((w) => w.name),
+      shards,
+      reconcilesPerSecond: rate,
+      reconcilesTotal: total,
+      readyProcesses: ready,
+      processes: watchers.length + workers.length,
+      backupJobs: system.emulator.objects.list(API_VERSION, KIND).map(summarize),
+    };
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}
