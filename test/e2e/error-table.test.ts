@@ -9,7 +9,6 @@ import {
 } from '../../libs/testing/src/operator-system.js';
 import type { ManagedProcess } from '../../libs/testing/src/process.js';
 import {
-  FAST_ENV,
   backupJobManifest,
   capture,
   condition,
@@ -43,7 +42,7 @@ before(async () => {
     rbac: true,
     watchers: 1,
     workers: 0,
-    env: { ...FAST_ENV, RESYNC_PERIOD: '3s' },
+    env: { RESYNC_PERIOD: '3s' },
     emulator: { namespaces: ['ops'], controllers: { jobs: true, cronJobs: { schedule: false } } },
   });
   watcher = sys.watchers[0]!;

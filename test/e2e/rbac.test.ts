@@ -14,7 +14,6 @@ import {
   type OperatorSystem,
 } from '../../libs/testing/src/operator-system.js';
 import {
-  FAST_ENV,
   USERS,
   backupJobManifest,
   condition,
@@ -35,7 +34,6 @@ before(async () => {
     rbac: true,
     watchers: 2,
     workers: 1,
-    env: FAST_ENV,
     emulator: { namespaces: ['ops'], controllers: { jobs: true, cronJobs: { schedule: false } } },
   });
 });

@@ -7,7 +7,6 @@ import {
   type OperatorSystem,
 } from '../../libs/testing/src/operator-system.js';
 import {
-  FAST_ENV,
   capture,
   condition,
   eventually,
@@ -26,7 +25,7 @@ const CRD = 'config/crd/bases/ops.example.com_backupjobs.yaml';
 let sys: OperatorSystem;
 
 before(async () => {
-  sys = await startOperatorSystem({ installCrd: false, watchers: 2, workers: 1, env: FAST_ENV });
+  sys = await startOperatorSystem({ installCrd: false, watchers: 2, workers: 1 });
 });
 
 after(async () => {
