@@ -5,10 +5,12 @@ export interface DevOptions {
   simulateBackups: boolean;
   /** How much faster than real time schedules run with --simulate-backups. */
   clockFactor: number;
+  /** Where the kubeconfig and the process logs go. */
+  dir: string;
   help: boolean;
 }
 
-export const USAGE = `usage: npm run dev -- [--workers N] [--simulate-backups [--clock-factor F]]
+export const USAGE = `usage: npm run dev -- [--workers N] [--simulate-backups [--clock-factor F]] [--dir PATH]
 
 Starts a Kubernetes API emulator, Redis, one watcher and N workers (default 2) on this machine,
 applies the BackupJob CRD and config/samples/ops_v1alpha1_backupjob.yaml, and prints how to use it.
@@ -17,6 +19,7 @@ applies the BackupJob CRD and config/samples/ops_v1alpha1_backupjob.yaml, and pr
   --simulate-backups   run the CronJobs on a clock F times faster than real time, so that
                        backups happen and lastBackupTime moves
   --clock-factor F     the speed-up of --simulate-backups (default 1440: a day per minute)
+  --dir PATH           where the kubeconfig and the logs are written (default .dev)
   -h, --help           this text
 
 REDIS_URL, when set, names the Redis to use; otherwise a private redis-server from PATH is started.
@@ -37,6 +40,7 @@ export function parseDevArgs(argv: readonly string[]): DevOptions {
       workers: { type: 'string', default: '2' },
       'simulate-backups': { type: 'boolean', default: false },
       'clock-factor': { type: 'string', default: '1440' },
+      dir: { type: 'string', default: '.dev' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -45,6 +49,7 @@ export function parseDevArgs(argv: readonly string[]): DevOptions {
     workers: integer(values.workers, 'workers', 1, 16),
     simulateBackups: values['simulate-backups'],
     clockFactor: integer(values['clock-factor'], 'clock-factor', 1, 10_000_000),
+    dir: values.dir,
     help: values.help,
   };
 }

@@ -1,4 +1,11 @@
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { API_VERSION, KIND } from '../../libs/api/src/index.js';
@@ -40,13 +47,14 @@ export interface Sandbox {
   stop(): Promise<void>;
 }
 
-/** Paths relative to `dir` (the repository root, where `npm run dev` runs). */
-export function sandboxPaths(dir: string) {
-  const state = resolve(dir, '.dev');
-  return { state, kubeconfig: join(state, 'kubeconfig'), logs: join(state, 'logs') };
+function sandboxPaths(dir: string) {
+  const state = resolve(dir);
+  return { kubeconfig: join(state, 'kubeconfig'), logs: join(state, 'logs') };
 }
 
 function readSample(): KubeObject {
+  if (!existsSync(SAMPLE_FILE))
+    throw new Error(`${SAMPLE_FILE} not found: run the sandbox from the repository root`);
   return parse(readFileSync(SAMPLE_FILE, 'utf8')) as KubeObject;
 }
 
@@ -54,11 +62,11 @@ function readSample(): KubeObject {
  * Starts the whole system on this machine: the API emulator (with the CronJob and Job
  * simulations), Redis, one watcher and `workers` workers, the CRD and the sample BackupJob.
  */
-export async function startSandbox(options: DevOptions, cwd = process.cwd()): Promise<Sandbox> {
+export async function startSandbox(options: DevOptions): Promise<Sandbox> {
   const sample = readSample();
   const namespace = sample.metadata.namespace!;
   const redis = await sandboxRedis(process.env);
-  const paths = sandboxPaths(cwd);
+  const paths = sandboxPaths(options.dir);
   // Each run starts its logs afresh.
   rmSync(paths.logs, { recursive: true, force: true });
   mkdirSync(paths.logs, { recursive: true });
