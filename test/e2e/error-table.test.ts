@@ -98,7 +98,9 @@ test('no CRD: kubectl says "no matches for kind"; the watcher logs its failing l
   );
   capture('no CRD: watcher log', line);
   assert.match(line, /"code":404/);
-  assert.equal(await readyz(watcher), 503);
+  const notReady = await fetch(`http://127.0.0.1:${sys.portsOf(watcher).health}/readyz`);
+  capture('no CRD: watcher /readyz', `${notReady.status} ${await notReady.text()}`);
+  assert.equal(notReady.status, 503);
 
   expectOk(await sys.kubectl(['apply', '-f', CRD]), 'apply CRD');
   await watcher.waitForLine(
