@@ -108,6 +108,19 @@ function cronJobDefaults(obj: KubeObject): void {
   setDefault(spec, 'failedJobsHistoryLimit', 1);
 }
 
+function workload(group: string, plural: string, kind: string, shortNames: string[]): ResourceType {
+  return resourceType({
+    group,
+    version: 'v1',
+    plural,
+    kind,
+    shortNames,
+    categories: ['all'],
+    statusSubresource: true,
+    generation: true,
+  });
+}
+
 const namespaced = true;
 const cluster = false;
 
@@ -308,6 +321,45 @@ export function builtinResources(): ResourceType[] {
         ),
         AGE_COLUMN,
       ],
+    }),
+    // Stored as given, without controllers: what a Helm chart or a sandbox applies besides the above.
+    workload('apps', 'deployments', 'Deployment', ['deploy']),
+    workload('apps', 'statefulsets', 'StatefulSet', ['sts']),
+    workload('apps', 'daemonsets', 'DaemonSet', ['ds']),
+    core('services', 'Service', {
+      shortNames: ['svc'],
+      categories: ['all'],
+      statusSubresource: true,
+    }),
+    core('persistentvolumeclaims', 'PersistentVolumeClaim', {
+      shortNames: ['pvc'],
+      statusSubresource: true,
+    }),
+    resourceType({
+      group: 'policy',
+      version: 'v1',
+      plural: 'poddisruptionbudgets',
+      kind: 'PodDisruptionBudget',
+      shortNames: ['pdb'],
+      statusSubresource: true,
+      generation: true,
+    }),
+    resourceType({
+      group: 'networking.k8s.io',
+      version: 'v1',
+      plural: 'networkpolicies',
+      kind: 'NetworkPolicy',
+      shortNames: ['netpol'],
+      generation: true,
+    }),
+    resourceType({
+      group: 'autoscaling',
+      version: 'v2',
+      plural: 'horizontalpodautoscalers',
+      kind: 'HorizontalPodAutoscaler',
+      shortNames: ['hpa'],
+      categories: ['all'],
+      statusSubresource: true,
     }),
     rbac('roles', 'Role', namespaced),
     rbac('rolebindings', 'RoleBinding', namespaced),

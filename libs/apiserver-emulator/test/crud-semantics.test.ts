@@ -380,6 +380,43 @@ describe('object semantics over REST', () => {
     assert.equal(ev.source.component, 'backupjob-operator');
   });
 
+  // A chart's other kinds are stored as given (no controllers behind them).
+  test('Deployments, Services and PodDisruptionBudgets are served', async () => {
+    const d = await call('POST', '/apis/apps/v1/namespaces/ops/deployments', {
+      metadata: { name: 'web' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'web' } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: { containers: [{ name: 'c', image: 'i' }] },
+        },
+      },
+      status: { replicas: 9 },
+    });
+    assert.equal(d.status, 201, d.text);
+    assert.equal(d.json.metadata.generation, 1);
+    assert.equal(d.json.status, undefined);
+    assert.equal(
+      (
+        await call('POST', '/api/v1/namespaces/ops/services', {
+          metadata: { name: 'web' },
+          spec: { ports: [{ port: 80 }] },
+        })
+      ).status,
+      201,
+    );
+    assert.equal(
+      (
+        await call('POST', '/apis/policy/v1/namespaces/ops/poddisruptionbudgets', {
+          metadata: { name: 'web' },
+          spec: { maxUnavailable: 1 },
+        })
+      ).status,
+      201,
+    );
+  });
+
   // docs/concepts/architecture/leases/ (Lease PUT may create; updates need a resourceVersion)
   test('Lease PUT creates when missing', async () => {
     const r = await call('PUT', '/apis/coordination.k8s.io/v1/namespaces/ops/leases/leader', {
