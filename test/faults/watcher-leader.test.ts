@@ -19,7 +19,7 @@ const RETRY_JITTER = 1.2;
 // performance: the slack absorbs a loaded 2-core CI machine and process scheduling.
 const SLACK_MS = 3_000;
 
-describe('the leading watcher dies or is stopped', () => {
+describe('the leading watcher dies or is stopped', { timeout: 240_000 }, () => {
   let fs: FaultSystem;
   before(async () => {
     fs = await startFaultSystem({

@@ -6,7 +6,7 @@ import { assertConvergedEndState, waitConverged } from './support/convergence.js
 import { reconcileRuns } from './support/reconcile-log.js';
 import { startFaultSystem, type FaultSystem } from './support/system.js';
 
-describe('a worker SIGKILLed mid-reconcile', () => {
+describe('a worker SIGKILLed mid-reconcile', { timeout: 240_000 }, () => {
   let fs: FaultSystem;
   before(async () => {
     fs = await startFaultSystem({ workers: 3 });

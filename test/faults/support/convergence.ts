@@ -71,10 +71,20 @@ export async function waitConverged(
   }
 }
 
+function describeRun(run: ReconcileRun): string {
+  const end = run.ended ? new Date(run.end).toISOString() : 'no end line';
+  return `${run.worker} ${run.reconcileID} (${new Date(run.start).toISOString()} … ${end})`;
+}
+
 export interface EndStateOptions {
   /** When each SIGKILLed worker died: its run in flight then is taken to last until that moment. */
   readonly killedAt?: ReadonlyMap<ManagedProcess, number>;
   readonly timeoutMs?: number;
+  /**
+   * Overlaps involving a run that started before this time are not counted: the runs under way
+   * when Redis lost the queue's leases (see redis-restart.test.ts for why, and what still holds).
+   */
+  readonly leasesLostAt?: number;
 }
 
 /**
@@ -89,11 +99,12 @@ export async function assertConvergedEndState(
 ): Promise<ReconcileRun[]> {
   await waitConverged(sys, fleet, options.timeoutMs);
   const runs = reconcileRuns(sys.workers, options.killedAt);
-  const overlaps = overlappingRuns(runs);
+  const lostAt = options.leasesLostAt;
+  const overlaps = overlappingRuns(runs).filter(
+    ([a, b]) => lostAt === undefined || (a.start >= lostAt && b.start >= lostAt),
+  );
   assert.deepEqual(
-    overlaps.map(
-      ([a, b]) => `${a.key}: ${a.worker} ${a.reconcileID} and ${b.worker} ${b.reconcileID}`,
-    ),
+    overlaps.map(([a, b]) => `${a.key}: ${describeRun(a)} and ${describeRun(b)}`),
     [],
     'two workers reconciled one key at the same time',
   );

@@ -22,39 +22,52 @@ const END_MESSAGES = new Set([
   'API server rejected a request',
 ]);
 
+/** The queue's own line when a handler rejects; it names the key but not the run. */
+const QUEUE_FAILURE = 'reconcile failed';
+
 /**
- * Every reconcile the workers logged, paired by reconcileID. `killedAt` gives the time each
- * SIGKILLed worker died: a run of it without an end line is taken to last until then. A run of a
- * live worker without an end line is still going and ends "now".
+ * Every reconcile the workers logged, paired by reconcileID. A run the queue aborted (its lease
+ * was lost, or shutdown) writes no end line of its own: it ends at the queue's `reconcile failed`
+ * line for its key. `killedAt` gives the time each SIGKILLed worker died: a run of it without an
+ * end line is taken to last until then. A run of a live worker without an end line is still going
+ * and ends "now".
  */
 export function reconcileRuns(
   workers: readonly ManagedProcess[],
   killedAt: ReadonlyMap<ManagedProcess, number> = new Map(),
 ): ReconcileRun[] {
+  return workers.flatMap((worker) => runsOf(worker, killedAt.get(worker)));
+}
+
+function runsOf(worker: ManagedProcess, death: number | undefined): ReconcileRun[] {
+  const byId = new Map<string, { key: string; start?: number; end?: number }>();
+  const queueFailures: { key: string; time: number }[] = [];
+  for (const line of jsonLines(worker)) {
+    if (typeof line.key !== 'string') continue;
+    const time = Date.parse(line.time);
+    const id = line.reconcileID;
+    if (typeof id !== 'string') {
+      if (line.msg === QUEUE_FAILURE) queueFailures.push({ key: line.key, time });
+      continue;
+    }
+    const run = byId.get(id) ?? { key: line.key };
+    byId.set(id, run);
+    if (line.msg === 'reconcile started') run.start = time;
+    if (END_MESSAGES.has(line.msg)) run.end = time;
+  }
   const runs: ReconcileRun[] = [];
-  for (const worker of workers) {
-    const byId = new Map<string, { key: string; start?: number; end?: number }>();
-    for (const line of jsonLines(worker)) {
-      const id = line.reconcileID;
-      if (typeof id !== 'string' || typeof line.key !== 'string') continue;
-      const run = byId.get(id) ?? { key: line.key };
-      byId.set(id, run);
-      const time = Date.parse(line.time);
-      if (line.msg === 'reconcile started') run.start = time;
-      if (END_MESSAGES.has(line.msg)) run.end = time;
-    }
-    const death = killedAt.get(worker);
-    for (const [reconcileID, run] of byId) {
-      if (run.start === undefined) continue;
-      runs.push({
-        key: run.key,
-        reconcileID,
-        worker: worker.name,
-        start: run.start,
-        end: run.end ?? death ?? Date.now(),
-        ended: run.end !== undefined,
-      });
-    }
+  for (const [reconcileID, run] of byId) {
+    const start = run.start;
+    if (start === undefined) continue;
+    const end = run.end ?? queueFailures.find((f) => f.key === run.key && f.time >= start)?.time;
+    runs.push({
+      key: run.key,
+      reconcileID,
+      worker: worker.name,
+      start,
+      end: end ?? death ?? Date.now(),
+      ended: end !== undefined,
+    });
   }
   return runs;
 }

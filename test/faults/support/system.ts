@@ -4,18 +4,23 @@ import {
   type OperatorSystemOptions,
 } from '../../../libs/testing/src/operator-system.js';
 import type { ManagedProcess } from '../../../libs/testing/src/process.js';
-import { eventually, FAST_ENV, metricValue, scrapeMetrics } from '../../e2e/support.js';
+import { eventually, metricValue, scrapeMetrics } from '../../e2e/support.js';
 import { Fleet, NAMESPACE } from './fleet.js';
 
 /**
- * Short timings so faults resolve in seconds: a killed worker's key is free after 3 s, a key that
- * keeps failing waits at most 2 s (the 1000 s default cap would stretch a storm's tail into
- * minutes). The resync stays at its 10 h default on purpose: every change must reach the workers
- * through the watch, not through a periodic re-add that would hide a lost event.
+ * Short timings so faults resolve in seconds: a standby takes over a dead leader's Lease after
+ * 6 s, a killed worker's key is free after 5 s, a key that keeps failing waits at most 2 s (the
+ * 1000 s default cap would stretch a storm's tail into minutes). Not shorter: on a busy 2-core CI
+ * machine a process can stall for a second or two, and a renew deadline or lock that short would
+ * turn that into a fault the test did not inject. The resync stays at its 10 h default on
+ * purpose: every change must reach the workers through the watch, not through a periodic re-add
+ * that would hide a lost event.
  */
 export const FAULT_ENV: Record<string, string> = {
-  ...FAST_ENV,
-  QUEUE_LOCK_DURATION: '3s',
+  LEADER_ELECTION_LEASE_DURATION: '6s',
+  LEADER_ELECTION_RENEW_DEADLINE: '4s',
+  LEADER_ELECTION_RETRY_PERIOD: '500ms',
+  QUEUE_LOCK_DURATION: '5s',
   BACKOFF_MAX: '2s',
 };
 
