@@ -1,3 +1,4 @@
+import type { FaultMatch } from './faults.js';
 import type { RequestInfo } from './types.js';
 
 export interface RequestRecord {
@@ -22,14 +23,8 @@ export interface RequestRecord {
   fault?: string;
 }
 
-export interface RequestFilter {
-  verb?: string | string[];
-  group?: string;
-  resource?: string;
-  subresource?: string;
-  namespace?: string;
-  name?: string;
-  user?: string;
+/** Which requests to count: the fault match fields plus the answer. */
+export interface RequestFilter extends FaultMatch {
   code?: number;
   fieldManager?: string;
   /** Only requests after this sequence number (see `mark()`). */

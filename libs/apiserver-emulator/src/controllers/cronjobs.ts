@@ -3,7 +3,9 @@ import type { ObjectService } from '../objects.js';
 import type { ResourceType } from '../resource-type.js';
 import type { KubeObject } from '../types.js';
 import { randomSuffix, rfc3339 } from '../util.js';
-import { MicroQueue } from './queue.js';
+import { controllerRef } from './owner-ref.js';
+import { StoreController } from './queue.js';
+import type { StoreChange } from '../store.js';
 
 export interface CronJobSimulationOptions {
   /** Fire CronJobs when their schedule comes due on the emulator clock. Default true. */
@@ -66,36 +68,29 @@ export function latestScheduleTime(spec: CronJobSpec, now: number): number | und
  * lastScheduleTime and lastSuccessfulTime, honours suspend, concurrencyPolicy,
  * startingDeadlineSeconds and the history limits.
  */
-export class CronJobSimulation {
-  private readonly queue: MicroQueue;
-  private readonly unsubscribe: () => void;
-
+export class CronJobSimulation extends StoreController {
   constructor(
-    private readonly svc: ObjectService,
+    svc: ObjectService,
     private readonly opts: CronJobSimulationOptions = {},
   ) {
-    this.queue = new MicroQueue((key) => this.syncFinished(key));
-    this.unsubscribe = svc.store.onChange(({ storageKey, event }) => {
-      if (storageKey !== 'batch/jobs' || event.type === 'DELETED') return;
-      const owner = event.obj.metadata.ownerReferences?.find(
-        (r) => r.kind === 'CronJob' && r.controller,
-      );
-      if (owner && finished(event.obj))
-        this.queue.add(`${event.obj.metadata.namespace}/${owner.name}`);
-    });
+    super(svc);
   }
 
-  stop(): void {
-    this.unsubscribe();
-    this.queue.stop();
+  protected observe({ storageKey, event }: StoreChange): void {
+    if (storageKey !== 'batch/jobs' || event.type === 'DELETED') return;
+    const owner = event.obj.metadata.ownerReferences?.find(
+      (r) => r.kind === 'CronJob' && r.controller,
+    );
+    if (owner && finished(event.obj))
+      this.queue.add(`${event.obj.metadata.namespace}/${owner.name}`);
   }
 
   private get cronJobs(): ResourceType {
-    return this.svc.registry.get('batch', 'v1', 'cronjobs')!;
+    return this.builtin('batch', 'cronjobs');
   }
 
   private get jobs(): ResourceType {
-    return this.svc.registry.get('batch', 'v1', 'jobs')!;
+    return this.builtin('batch', 'jobs');
   }
 
   /** Fires every CronJob whose schedule came due since its last run. */
@@ -156,16 +151,7 @@ export class CronJobSimulation {
             ...template.metadata?.annotations,
             [SCHEDULED_ANNOTATION]: rfc3339(scheduled),
           },
-          ownerReferences: [
-            {
-              apiVersion: 'batch/v1',
-              kind: 'CronJob',
-              name: cj.metadata.name!,
-              uid: cj.metadata.uid!,
-              controller: true,
-              blockOwnerDeletion: true,
-            },
-          ],
+          ownerReferences: [controllerRef(cj)],
         },
         spec: template.spec ?? {},
       },
@@ -198,7 +184,7 @@ export class CronJobSimulation {
   }
 
   /** A Job of this CronJob finished: leave the active list, record success, trim history. */
-  private syncFinished(key: string): void {
+  protected sync(key: string): void {
     const [ns, name] = key.split('/') as [string, string];
     const cj = this.svc.find(this.cronJobs, ns, name)?.obj;
     if (!cj) return;

@@ -1,8 +1,8 @@
-import { PATCH_TYPES, type ObjectService } from '../objects.js';
+import { PATCH_TYPES } from '../objects.js';
 import type { ResourceType } from '../resource-type.js';
-import { parseDependentRef } from '../store.js';
+import { parseDependentRef, type StoreChange } from '../store.js';
 import type { KubeObject, OwnerReference } from '../types.js';
-import { MicroQueue } from './queue.js';
+import { StoreController } from './queue.js';
 
 const FOREGROUND = 'foregroundDeletion';
 const ORPHAN = 'orphan';
@@ -12,35 +12,27 @@ const ORPHAN = 'orphan';
  * whose owners are all gone (background), deletes dependents before a foreground-deleting owner
  * and releases it once no blocking dependent is left, and orphans dependents for the orphan finalizer.
  */
-export class GarbageCollector {
-  private readonly queue: MicroQueue;
-  private readonly unsubscribe: () => void;
-
-  constructor(private readonly svc: ObjectService) {
-    this.queue = new MicroQueue((key) => this.process(key));
-    this.unsubscribe = svc.store.onChange(({ storageKey, event }) => {
-      const obj = event.obj;
-      const id = `${storageKey}\u0000${obj.metadata.namespace ?? ''}\u0000${obj.metadata.name}`;
-      if (event.type === 'DELETED') {
-        for (const dep of svc.store.dependents.get(obj.metadata.uid!) ?? [])
-          this.queue.add(`dependent ${dep}`);
-        for (const ref of obj.metadata.ownerReferences ?? []) this.queue.add(`owner ${ref.uid}`);
-        return;
-      }
-      const f = obj.metadata.finalizers ?? [];
-      if (obj.metadata.deletionTimestamp && (f.includes(FOREGROUND) || f.includes(ORPHAN)))
-        this.queue.add(`owner-deleting ${id}`);
-      if (obj.metadata.deletionTimestamp)
-        for (const ref of obj.metadata.ownerReferences ?? []) this.queue.add(`owner ${ref.uid}`);
-    });
+export class GarbageCollector extends StoreController {
+  protected observe({ storageKey, event }: StoreChange): void {
+    const obj = event.obj;
+    const owners = obj.metadata.ownerReferences ?? [];
+    if (event.type === 'DELETED') {
+      for (const dep of this.svc.store.dependents.get(obj.metadata.uid!) ?? [])
+        this.queue.add(`dependent ${dep}`);
+      for (const ref of owners) this.queue.add(`owner ${ref.uid}`);
+      return;
+    }
+    if (!obj.metadata.deletionTimestamp) return;
+    const f = obj.metadata.finalizers ?? [];
+    if (f.includes(FOREGROUND) || f.includes(ORPHAN)) {
+      this.queue.add(
+        `owner-deleting ${storageKey}\u0000${obj.metadata.namespace ?? ''}\u0000${obj.metadata.name}`,
+      );
+    }
+    for (const ref of owners) this.queue.add(`owner ${ref.uid}`);
   }
 
-  stop(): void {
-    this.unsubscribe();
-    this.queue.stop();
-  }
-
-  private process(key: string): void {
+  protected sync(key: string): void {
     const [kind, rest] = [key.slice(0, key.indexOf(' ')), key.slice(key.indexOf(' ') + 1)];
     if (kind === 'dependent') this.collectDependent(rest);
     else if (kind === 'owner-deleting') this.processDeletingOwner(rest);

@@ -2,7 +2,9 @@ import type { ObjectService } from '../objects.js';
 import type { ResourceType } from '../resource-type.js';
 import type { KubeObject } from '../types.js';
 import { rfc3339, randomSuffix } from '../util.js';
-import { MicroQueue } from './queue.js';
+import { controllerRef } from './owner-ref.js';
+import { StoreController } from './queue.js';
+import type { StoreChange } from '../store.js';
 
 export type JobOutcome = 'succeed' | 'fail' | 'manual';
 
@@ -29,37 +31,35 @@ const JOB_STORAGE = 'batch/jobs';
  * outcome) decides; then Pod phase and Job status are written the way the real controller writes
  * them (succeeded/failed counts, SuccessCriteriaMet+Complete or FailureTarget+Failed, completionTime).
  */
-export class JobSimulation {
-  private readonly queue: MicroQueue;
-  private readonly unsubscribe: () => void;
+export class JobSimulation extends StoreController {
   /** Running jobs ("ns/name") → emulator time of their automatic outcome. */
   private readonly due = new Map<string, number>();
 
   constructor(
-    private readonly svc: ObjectService,
+    svc: ObjectService,
     private readonly opts: JobSimulationOptions = {},
   ) {
-    this.queue = new MicroQueue((key) => this.start(key));
-    this.unsubscribe = svc.store.onChange(({ storageKey, event }) => {
-      if (storageKey !== JOB_STORAGE) return;
-      const key = `${event.obj.metadata.namespace}/${event.obj.metadata.name}`;
-      if (event.type === 'DELETED') this.due.delete(key);
-      else if (!(event.obj.status as { startTime?: string } | undefined)?.startTime)
-        this.queue.add(key);
-    });
+    super(svc);
   }
 
-  stop(): void {
-    this.unsubscribe();
-    this.queue.stop();
+  protected observe({ storageKey, event }: StoreChange): void {
+    if (storageKey !== JOB_STORAGE) return;
+    const key = `${event.obj.metadata.namespace}/${event.obj.metadata.name}`;
+    if (event.type === 'DELETED') this.due.delete(key);
+    else if (!(event.obj.status as { startTime?: string } | undefined)?.startTime)
+      this.queue.add(key);
+  }
+
+  protected sync(key: string): void {
+    this.start(key);
   }
 
   private get jobs(): ResourceType {
-    return this.svc.registry.get('batch', 'v1', 'jobs')!;
+    return this.builtin('batch', 'jobs');
   }
 
   private get pods(): ResourceType {
-    return this.svc.registry.get('', 'v1', 'pods')!;
+    return this.builtin('', 'pods');
   }
 
   /** Starts a new, unsuspended Job: status.startTime/active and its Pod. */
@@ -97,16 +97,7 @@ export class JobSimulation {
           name: `${job.metadata.name}-${randomSuffix()}`,
           labels: template.metadata?.labels,
           annotations: template.metadata?.annotations,
-          ownerReferences: [
-            {
-              apiVersion: 'batch/v1',
-              kind: 'Job',
-              name: job.metadata.name!,
-              uid: job.metadata.uid!,
-              controller: true,
-              blockOwnerDeletion: true,
-            },
-          ],
+          ownerReferences: [controllerRef(job)],
         },
         spec: template.spec ?? { containers: [] },
       },

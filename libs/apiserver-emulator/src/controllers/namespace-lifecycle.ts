@@ -1,32 +1,22 @@
-import { PATCH_TYPES, type ObjectService } from '../objects.js';
+import { PATCH_TYPES } from '../objects.js';
+import type { StoreChange } from '../store.js';
 import type { ResourceType } from '../resource-type.js';
-import { MicroQueue } from './queue.js';
+import { StoreController } from './queue.js';
 
 /**
  * The namespace controller (docs/concepts/overview/working-with-objects/namespaces/): a
  * terminating namespace has its content deleted (finalizers respected), then its "kubernetes"
  * finalizer is cleared and it goes away.
  */
-export class NamespaceLifecycle {
-  private readonly queue: MicroQueue;
-  private readonly unsubscribe: () => void;
-
-  constructor(private readonly svc: ObjectService) {
-    this.queue = new MicroQueue((ns) => this.sync(ns));
-    this.unsubscribe = svc.store.onChange(({ storageKey, event }) => {
-      if (storageKey === '/namespaces') {
-        if (event.type !== 'DELETED' && event.obj.metadata.deletionTimestamp)
-          this.queue.add(event.obj.metadata.name!);
-        return;
-      }
-      const ns = event.obj.metadata.namespace;
-      if (ns && event.type === 'DELETED' && this.terminating(ns)) this.queue.add(ns);
-    });
-  }
-
-  stop(): void {
-    this.unsubscribe();
-    this.queue.stop();
+export class NamespaceLifecycle extends StoreController {
+  protected observe({ storageKey, event }: StoreChange): void {
+    if (storageKey === '/namespaces') {
+      if (event.type !== 'DELETED' && event.obj.metadata.deletionTimestamp)
+        this.queue.add(event.obj.metadata.name!);
+      return;
+    }
+    const ns = event.obj.metadata.namespace;
+    if (ns && event.type === 'DELETED' && this.terminating(ns)) this.queue.add(ns);
   }
 
   private terminating(ns: string): boolean {
@@ -42,8 +32,8 @@ export class NamespaceLifecycle {
     return [...seen.values()];
   }
 
-  private sync(ns: string): void {
-    const nsRt = this.svc.registry.get('', 'v1', 'namespaces')!;
+  protected sync(ns: string): void {
+    const nsRt = this.builtin('', 'namespaces');
     const namespace = this.svc.find(nsRt, '', ns);
     if (!namespace?.obj.metadata.deletionTimestamp) return;
     let remaining = 0;
