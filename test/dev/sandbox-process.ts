@@ -39,27 +39,6 @@ export function bash(
   });
 }
 
-/** Polls until `check` returns a truthy value; the last failure explains a timeout. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value) return value;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 /** Every process below `pid`, found through /proc by parent. */
 export function descendants(pid: number): number[] {
   const parentOf = new Map<number, number>();

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from '../../libs/testing/src/eventually.js';
 import { startProcess } from '../../libs/testing/src/process.js';
 import {
   alive,
   DEV_ENTRY,
   descendants,
-  eventually,
   listening,
   startSandboxProcess,
   type RunningSandbox,
@@ -84,8 +84,8 @@ describe('npm run dev (the sandbox), used the way the README says', () => {
     const last = async () =>
       (await sandbox.run('kubectl get bj mysql-daily -n ops -o jsonpath={.status.lastBackupTime}'))
         .stdout;
-    const first = await eventually(last, 'a first lastBackupTime');
-    await eventually(async () => (await last()) > first, 'a later lastBackupTime');
+    const first = await eventually('a first lastBackupTime', async () => (await last()) || false);
+    await eventually('a later lastBackupTime', async () => (await last()) > first, 60_000);
   });
 
   test('the live summary reports the leader, depth per shard and reconciles/s', async () => {
@@ -96,10 +96,14 @@ describe('npm run dev (the sandbox), used the way the README says', () => {
   test('the printed patch changes the schedule and the CronJob follows', async () => {
     const patched = await sandbox.run(printed(sandbox, 'kubectl patch bj mysql-daily'));
     assert.equal(patched.code, 0, patched.stderr);
-    await eventually(async () => {
-      const r = await sandbox.run(printed(sandbox, 'kubectl get cronjob -n ops'));
-      return cell(r.stdout, 'mysql-daily-backup', 'SCHEDULE') === '*/5 * * * *';
-    }, 'the CronJob schedule to follow the BackupJob');
+    await eventually(
+      'the CronJob schedule to follow the BackupJob',
+      async () => {
+        const r = await sandbox.run(printed(sandbox, 'kubectl get cronjob -n ops'));
+        return cell(r.stdout, 'mysql-daily-backup', 'SCHEDULE') === '*/5 * * * *';
+      },
+      60_000,
+    );
   });
 
   test('the printed delete removes the BackupJob, and its CronJob goes with it', async () => {
@@ -108,10 +112,8 @@ describe('npm run dev (the sandbox), used the way the README says', () => {
     assert.match(deleted.stdout, /backupjob.ops.example.com "mysql-daily" deleted/);
     const list = await sandbox.run('kubectl get bj -A');
     assert.match(list.stderr, /No resources found/);
-    await eventually(
-      async () =>
-        /No resources found/.test((await sandbox.run('kubectl get cronjob -n ops')).stderr),
-      'the CronJob to be collected',
+    await eventually('the CronJob to be collected', async () =>
+      /No resources found/.test((await sandbox.run('kubectl get cronjob -n ops')).stderr),
     );
   });
 

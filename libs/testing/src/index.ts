@@ -1,3 +1,4 @@
+export * from './eventually.js';
 export * from './ports.js';
 export * from './process.js';
 export * from './redis-server.js';
