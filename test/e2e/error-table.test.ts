@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { stringify } from 'yaml';
 import type { KubeObject } from '../../libs/apiserver-emulator/src/index.js';
-import { cleanupJobName } from '../../libs/reconciler/src/index.js';
 import {
   startOperatorSystem,
   type OperatorSystem,
@@ -11,6 +10,7 @@ import type { ManagedProcess } from '../../libs/testing/src/process.js';
 import {
   backupJobManifest,
   capture,
+  cleanupJob,
   condition,
   eventually,
   expectOk,
@@ -251,10 +251,7 @@ test('Terminating stuck on a failing cleanup: reason in status and a Warning Eve
     await sys.kubectl(['delete', 'bj', 'cleanup-demo', '-n', 'ops', '--wait=false']),
     'delete',
   );
-  const first = cleanupJobName('cleanup-demo', 1);
-  await eventually('the cleanup Job', () =>
-    sys.emulator.objects.get('batch/v1', 'Job', first, 'ops'),
-  );
+  const first = await cleanupJob(sys, 'ops', 'cleanup-demo', 1);
   sys.emulator.failJob(
     'ops',
     first,
@@ -294,12 +291,7 @@ test('Terminating stuck on a failing cleanup: reason in status and a Warning Eve
   capture('Terminating: deletionTimestamp and finalizers', meta);
 
   // The cause fixed: the next attempt (after the retry delay) succeeds and the object goes.
-  const second = cleanupJobName('cleanup-demo', 2);
-  await eventually(
-    'the retried cleanup Job',
-    () => sys.emulator.objects.get('batch/v1', 'Job', second, 'ops'),
-    60_000,
-  );
+  const second = await cleanupJob(sys, 'ops', 'cleanup-demo', 2);
   sys.emulator.completeJob('ops', second);
   await eventually('the BackupJob to be gone', () => !getBackupJob(sys, 'ops', 'cleanup-demo'));
   const gone = await sys.kubectl(['get', 'bj', 'cleanup-demo', '-n', 'ops']);

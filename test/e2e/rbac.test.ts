@@ -7,7 +7,7 @@ import {
   type Component,
   type PermissionRule,
 } from '../../libs/rbac/src/permissions.js';
-import { cleanupJobName, cronJobName } from '../../libs/reconciler/src/index.js';
+import { cronJobName } from '../../libs/reconciler/src/index.js';
 import {
   OPERATOR_NAMESPACE,
   startOperatorSystem,
@@ -16,6 +16,7 @@ import {
 import {
   USERS,
   backupJobManifest,
+  cleanupJob,
   condition,
   eventually,
   getBackupJob,
@@ -106,17 +107,9 @@ test('every flow completes under the chart RBAC with zero 403s', async (t) => {
       sys.emulator.objects.create(backupJobManifest('ops', 'wipe', { deletionPolicy: 'Delete' }));
       await converged('wipe');
       sys.emulator.objects.delete(API_VERSION, KIND, 'wipe', 'ops');
-      const first = cleanupJobName('wipe', 1);
-      await eventually('the cleanup Job', () =>
-        sys.emulator.objects.get('batch/v1', 'Job', first, 'ops'),
-      );
+      const first = await cleanupJob(sys, 'ops', 'wipe', 1);
       sys.emulator.failJob('ops', first);
-      const second = cleanupJobName('wipe', 2);
-      await eventually(
-        'the retried cleanup Job',
-        () => sys.emulator.objects.get('batch/v1', 'Job', second, 'ops'),
-        60_000,
-      );
+      const second = await cleanupJob(sys, 'ops', 'wipe', 2);
       sys.emulator.completeJob('ops', second);
       await gone('wipe');
     },

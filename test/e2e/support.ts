@@ -1,6 +1,6 @@
 import type { KubeObject, RequestRecord } from '../../libs/apiserver-emulator/src/index.js';
 import { API_VERSION, KIND } from '../../libs/api/src/index.js';
-import { cronJobName } from '../../libs/reconciler/src/index.js';
+import { cleanupJobName, cronJobName } from '../../libs/reconciler/src/index.js';
 import {
   OPERATOR_NAMESPACE,
   type OperatorSystem,
@@ -94,6 +94,25 @@ export function getCronJob(
   backupJobName: string,
 ): KubeObject | undefined {
   return sys.emulator.objects.get('batch/v1', 'CronJob', cronJobName(backupJobName), namespace);
+}
+
+/**
+ * Waits for the finalizer's cleanup Job of this attempt and returns its name; a retry comes only
+ * after the reconciler's backoff (10 s for the second attempt), hence the longer deadline.
+ */
+export async function cleanupJob(
+  sys: OperatorSystem,
+  namespace: string,
+  backupJobName: string,
+  attempt: number,
+): Promise<string> {
+  const name = cleanupJobName(backupJobName, attempt);
+  await eventually(
+    `cleanup Job ${name}`,
+    () => sys.emulator.objects.get('batch/v1', 'Job', name, namespace),
+    60_000,
+  );
+  return name;
 }
 
 export function condition(bj: BackupJobObject | undefined, type: string): Condition | undefined {
