@@ -48,6 +48,8 @@ export class WatchCache {
       this.count++;
     }
     for (const s of this.subscribers) s.onEvent(event);
+    // Wire lines are shared by the live watchers only; replays rebuild them, so history stays small.
+    event.lines = undefined;
   }
 
   /** Events with rv > since, oldest first; undefined when some were already evicted. */
