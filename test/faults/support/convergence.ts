@@ -113,7 +113,10 @@ export async function assertConvergedEndState(
     (name) => !((starts.get(`${NAMESPACE}/${name}`) ?? 0) > fleet.lastChange(name)),
   );
   assert.deepEqual(
-    lost,
+    lost.map(
+      (name) =>
+        `${name}: changed ${new Date(fleet.lastChange(name)).toISOString()}, last run started ${new Date(starts.get(`${NAMESPACE}/${name}`) ?? 0).toISOString()}`,
+    ),
     [],
     'the last change of these BackupJobs was never picked up by a reconcile',
   );

@@ -51,8 +51,11 @@ export class Fleet {
       suspend: n % 3 === 0,
       timeZone: TIME_ZONES[n % TIME_ZONES.length],
     };
-    this.sys.emulator.objects.patch(API_VERSION, KIND, name, NAMESPACE, { spec });
-    this.changedAt.set(name, Date.now());
+    const objects = this.sys.emulator.objects;
+    const before = objects.get(API_VERSION, KIND, name, NAMESPACE)?.metadata.generation;
+    const after = objects.patch(API_VERSION, KIND, name, NAMESPACE, { spec }).metadata.generation;
+    // A patch that happens to repeat the current spec changes nothing and owes no reconcile.
+    if (after !== before) this.changedAt.set(name, Date.now());
   }
 
   changeRandom(): void {
