@@ -130,3 +130,24 @@ test('workers scale 1 → 4 → 1 while BackupJobs change; all converge, no key 
   assert.ok(runs.length >= COUNT, `${runs.length} reconciles`);
   assert.deepEqual(overlaps(runs), []);
 });
+
+test('the overlap check itself: two runs of one key that intersect are reported, others are not', () => {
+  const run = (key: string, worker: string, start: number, end: number): Run => ({
+    key,
+    worker,
+    start,
+    end,
+  });
+  assert.deepEqual(
+    overlaps([run('a', 'w0', 0, 10), run('a', 'w1', 10, 20), run('b', 'w1', 5, 8)]),
+    [],
+  );
+  assert.equal(
+    overlaps([run('a', 'w0', 0, 10), run('b', 'w1', 1, 2), run('a', 'w1', 9, 12)]).length,
+    1,
+  );
+  assert.equal(
+    overlaps([run('a', 'w0', 0, 30), run('a', 'w1', 5, 6), run('a', 'w2', 20, 40)]).length,
+    2,
+  );
+});
