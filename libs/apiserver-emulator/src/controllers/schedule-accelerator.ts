@@ -25,7 +25,7 @@ interface CronJobSpec {
   suspend?: boolean;
 }
 
-/** Whether a schedule time falls in (from, to], or undefined for a schedule cron cannot read. */
+/** Whether a schedule time falls in (from, to]; false for a schedule cron cannot read. */
 function dueBetween(spec: CronJobSpec, from: number, to: number): boolean {
   try {
     const next = CronExpressionParser.parse(spec.schedule, {
@@ -75,10 +75,13 @@ export class ScheduleAccelerator {
     const from = this.lastVirtual;
     const to = this.virtualNow();
     this.lastVirtual = to;
-    for (const cj of this.emulator.objects.list('batch/v1', 'CronJob')) {
+    const cronJobs = this.emulator.objects.list('batch/v1', 'CronJob');
+    const keys = cronJobs.map((cj) => `${cj.metadata.namespace}/${cj.metadata.name}`);
+    for (const key of this.lastRun.keys()) if (!keys.includes(key)) this.lastRun.delete(key);
+    for (const [i, cj] of cronJobs.entries()) {
       const spec = cj.spec as CronJobSpec;
       if (spec.suspend || cj.metadata.deletionTimestamp || !dueBetween(spec, from, to)) continue;
-      const key = `${cj.metadata.namespace}/${cj.metadata.name}`;
+      const key = keys[i]!;
       const real = this.now();
       if (real - (this.lastRun.get(key) ?? -Infinity) < (this.opts.minIntervalMs ?? 2000)) continue;
       this.lastRun.set(key, real);
