@@ -24,6 +24,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parse } from 'yaml';
 import { startSandboxProcess, type RunningSandbox } from '../dev/sandbox-process.js';
 import {
   codeBlocks,
@@ -110,5 +111,47 @@ describe('shell blocks in README.md and docs/*.md', () => {
         }
       });
     }
+  });
+});
+
+/** The first-column code spans of the Markdown table rows that follow `heading`. */
+function firstColumn(markdown: string, heading: string): string[] {
+  const section = markdown.split(heading)[1]?.split(/\n## /)[0] ?? '';
+  return section
+    .split('\n')
+    .filter((l) => l.startsWith('| `'))
+    .flatMap((l) => [...l.split('|')[1]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
+}
+
+describe("README.md's tables follow their sources", () => {
+  const readme = readFileSync('README.md', 'utf8');
+
+  test('every environment variable of libs/config/README.md is in the configuration table', () => {
+    const variables = firstColumn(readFileSync('libs/config/README.md', 'utf8'), '| Variable');
+    assert.ok(variables.length > 10, 'libs/config/README.md lists the variables');
+    const listed = new Set(firstColumn(readme, '## Configuration'));
+    assert.deepEqual(
+      variables.filter((v) => !listed.has(v)),
+      [],
+    );
+  });
+
+  test('every Helm value in the configuration table exists in values.yaml', () => {
+    const values = parse(readFileSync('helm/backupjob-operator/values.yaml', 'utf8')) as object;
+    const paths = firstColumn(readme, 'The Helm values that matter most');
+    assert.ok(paths.length > 5, 'the README lists Helm values');
+    const missing = paths.filter(
+      (p) =>
+        p
+          .split('.')
+          .reduce<unknown>(
+            (node, key) =>
+              node && typeof node === 'object' && key in node
+                ? (node as Record<string, unknown>)[key]
+                : undefined,
+            values,
+          ) === undefined,
+    );
+    assert.deepEqual(missing, []);
   });
 });
