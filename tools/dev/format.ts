@@ -85,6 +85,7 @@ export function summaryBlock(s: Snapshot): string[] {
       `  (delayed ${sum(s.shards.map((d) => d.delayed))}, running ${sum(s.shards.map((d) => d.running))})`,
     `  reconciles   ${rate(s)}/s (${s.reconcilesTotal} total)   processes ready ${s.readyProcesses}/${s.processes}`,
     `  BackupJobs   ${backups(s)}`,
+    ...(s.exited.length ? [`  exited       ${s.exited.join(', ')}: see the logs`] : []),
   ];
 }
 
@@ -95,6 +96,7 @@ export function summaryLine(s: Snapshot): string {
     `depth=[${s.shards.map((d) => d.ready).join(',')}] ` +
     `delayed=${sum(s.shards.map((d) => d.delayed))} running=${sum(s.shards.map((d) => d.running))} ` +
     `reconciles/s=${rate(s)} reconciles=${s.reconcilesTotal} ready=${s.readyProcesses}/${s.processes} ` +
-    `backupjobs: ${backups(s)}`
+    `backupjobs: ${backups(s)}` +
+    (s.exited.length ? ` exited: ${s.exited.join(', ')}` : '')
   );
 }

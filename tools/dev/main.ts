@@ -42,7 +42,9 @@ async function live(sandbox: Sandbox, stopped: Promise<unknown>): Promise<void> 
     sandbox.flushLogs();
     if (done) break;
     if (tty) {
-      const block = summaryBlock(snapshot);
+      // Lines cut to the terminal's width: a wrapped line would throw off the in-place refresh.
+      const width = process.stdout.columns || 200;
+      const block = summaryBlock(snapshot).map((l) => l.slice(0, width - 1));
       // Up to the first line of the previous block, then clear below: the block updates in place.
       process.stdout.write((shown ? `\x1b[${shown}F\x1b[J` : '') + block.join('\n') + '\n');
       shown = block.length;

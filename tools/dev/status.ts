@@ -22,6 +22,8 @@ export interface Snapshot {
   reconcilesTotal: number;
   readyProcesses: number;
   processes: number;
+  /** Processes that exited, with their exit code (they are not restarted: their logs say why). */
+  exited: string[];
   backupJobs: BackupJobSummary[];
 }
 
@@ -82,6 +84,9 @@ export class StatusSampler {
       reconcilesTotal: total,
       readyProcesses: ready,
       processes: watchers.length + workers.length,
+      exited: [...watchers, ...workers]
+        .filter((p) => !p.process.running)
+        .map((p) => `${p.name} (exit ${p.process.child.exitCode ?? p.process.child.signalCode})`),
       backupJobs: system.emulator.objects.list(API_VERSION, KIND).map(summarize),
     };
   }
