@@ -45,6 +45,15 @@ interface Run {
   abort: AbortController;
 }
 
+/** Resolves true if the promise settled within `ms`, false if the time ran out first. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  return Promise.race([settled, sleep(Math.max(0, ms), false, { ref: false })]);
+}
+
 /** Redis rounds blocking timeouts to its `hz` tick (100 ms by default): shorter waits use a timer. */
 const shortestBlockMs = 100;
 const retryDelayMs = 200;
@@ -100,14 +109,16 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
   async shutdown(options: ShutdownOptions = {}): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    this.slots.close();
     for (const client of this.blockingClients) client.disconnect();
-    this.slots.releaseWaiters();
-    await Promise.all(this.lanes);
-    const drained = Promise.all(this.chains).then(() => true);
     const drainMs = options.drainTimeoutMs ?? this.options.lockDurationMs;
-    if (!(await Promise.race([drained, sleep(drainMs, false, { ref: false })]))) {
+    const deadline = Date.now() + drainMs;
+    // Lanes end at once (a take in flight finishes first); keys it took start runs to wait for.
+    await within(Promise.all(this.lanes), drainMs);
+    const drained = () => Promise.all(this.chains);
+    if (!(await within(drained(), deadline - Date.now()))) {
       for (const run of this.runs.values()) run.abort.abort(new ShutdownError());
-      await Promise.race([drained, sleep(1_000, false, { ref: false })]);
+      await within(drained(), 1_000);
     }
     clearInterval(this.heartbeat);
     this.metrics?.removeProvider(this.gauges);
@@ -121,6 +132,7 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
     const notify = this.store.keys(shard).notify;
     while (!this.stopping) {
       const slots = await this.slots.acquire(batch);
+      if (slots === 0) break;
       if (this.stopping) {
         this.slots.release(slots);
         break;

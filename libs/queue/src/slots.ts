@@ -4,7 +4,8 @@
  */
 export class Slots {
   private free: number;
-  private readonly waiters: (() => void)[] = [];
+  private closed = false;
+  private readonly waiters: ((granted: boolean) => void)[] = [];
 
   constructor(size: number) {
     this.free = size;
@@ -14,10 +15,14 @@ export class Slots {
     return this.waiters.length > 0;
   }
 
-  /** Waits for one slot, then takes up to `max` without waiting; resolves how many it took. */
+  /**
+   * Waits for one slot, then takes up to `max` without waiting; resolves how many it took, or 0
+   * once the pool is closed (the consumer stops), so no caller waits for a slot forever.
+   */
   async acquire(max: number): Promise<number> {
-    if (this.free === 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
-    else this.free -= 1;
+    if (this.closed) return 0;
+    if (this.free > 0) this.free -= 1;
+    else if (!(await new Promise<boolean>((resolve) => this.waiters.push(resolve)))) return 0;
     const extra = Math.min(this.free, max - 1);
     this.free -= extra;
     return 1 + extra;
@@ -26,16 +31,14 @@ export class Slots {
   release(count = 1): void {
     for (let i = 0; i < count; i++) {
       const next = this.waiters.shift();
-      if (next) next();
+      if (next) next(true);
       else this.free += 1;
     }
   }
 
-  /** Wakes every waiter with a slot it must give back (used to stop). */
-  releaseWaiters(): void {
-    for (const waiter of this.waiters.splice(0)) {
-      this.free -= 1;
-      waiter();
-    }
+  /** Refuses every waiting and later acquire (used to stop); releases still count. */
+  close(): void {
+    this.closed = true;
+    for (const waiter of this.waiters.splice(0)) waiter(false);
   }
 }
