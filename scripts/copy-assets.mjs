@@ -1,6 +1,6 @@
 // tsc emits only JavaScript; the runtime also needs the non-TypeScript files that sit beside the
 // sources (Lua scripts loaded by the queue, shell scripts, YAML fixtures), at the same relative place.
-import { cpSync, existsSync, readdirSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
 // OUT_DIR lets several builds of one tree live side by side (the same variable run-tests reads).
@@ -21,7 +21,11 @@ function walk(dir) {
     const path = join(dir, entry);
     if (statSync(path).isDirectory()) walk(path);
     else if (assetExtensions.some((ext) => entry.endsWith(ext))) {
-      cpSync(path, join(outDir, relative('.', path)));
+      // Unchanged files are left alone: a build during a test run (the doc-test runs
+      // `npm run gen:check`) must not truncate a file another test is reading.
+      const target = join(outDir, relative('.', path));
+      if (!existsSync(target) || !readFileSync(target).equals(readFileSync(path)))
+        cpSync(path, target);
     }
   }
 }
