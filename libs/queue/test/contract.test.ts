@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { startProcess, type ManagedProcess } from '../../testing/src/process.js';
+import { startRedisServer } from '../../testing/src/redis-server.js';
 import { shardKeys, shardOf, TerminalError, WorkQueue, type QueueOptions } from '../src/index.js';
 import { backendKinds, startBackend, type Backend } from './backends.js';
 import type { ConsumerProcessConfig } from './consumer-process.js';
@@ -189,6 +190,19 @@ for (const kind of backendKinds) {
       );
     });
 
+    test('5. addRateLimited counts a failure and adds after the backoff; forget resets it', async () => {
+      const options = queueOptions(backend, { backoff: { baseMs: 60_000, maxMs: 240_000 } });
+      const queue = producer(options);
+      await queue.addRateLimited('default/rl');
+      await queue.addRateLimited('default/rl');
+      assert.equal(await queue.numRequeues('default/rl'), 2);
+      const due = await dueIn(options, 'default/rl');
+      // The first call's 60 s due time is the earlier one and is kept.
+      assert.ok(due !== undefined && due > 58_000 && due <= 60_000, `due in ${due} ms`);
+      await queue.forget('default/rl');
+      assert.equal(await queue.numRequeues('default/rl'), 0);
+    });
+
     test('5. a terminal error does not requeue', async () => {
       const options = queueOptions(backend);
       const queue = producer(options);
@@ -372,6 +386,18 @@ for (const kind of backendKinds) {
           'an add to succeed',
         );
         await waitFor(() => runs.some((r) => r.key === 'ns/r2'), 'a run after the restart');
+      });
+
+      test('Redis gone: calls fail instead of hanging and shutdown completes', async () => {
+        const server = await startRedisServer();
+        const options = queueOptions(backend, { connection: { url: server.url } });
+        const queue = new WorkQueue(options);
+        const { consumer: c } = startConsumer(options);
+        await queue.add('ns/x');
+        await server.stop();
+        await assert.rejects(queue.add('ns/y'));
+        await c.shutdown({ drainTimeoutMs: 500 });
+        await queue.close();
       });
     }
   });
