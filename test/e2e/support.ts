@@ -6,7 +6,10 @@ import {
   type OperatorSystem,
   type KubectlResult,
 } from '../../libs/testing/src/operator-system.js';
+import { eventually } from '../../libs/testing/src/eventually.js';
 import type { ManagedProcess } from '../../libs/testing/src/process.js';
+
+export { eventually };
 
 // The systems keep the apps' default Lease timings: with second-long ones a leader on a loaded
 // machine misses its renew deadline and exits as designed (a pod would be restarted; here the test
@@ -40,32 +43,6 @@ export type BackupJobObject = KubeObject & {
   spec: Record<string, unknown>;
   status?: BackupJobStatus;
 };
-
-/** Polls until `probe` returns something other than undefined/false, or fails naming `what`. */
-export async function eventually<T>(
-  what: string,
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 30_000,
-  intervalMs = 150,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}` +
-          (lastError ? ` (last error: ${String(lastError)})` : ''),
-      );
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
 
 export function backupJobManifest(
   namespace: string,
