@@ -25,14 +25,43 @@ const SKIPPED_META = new Set([
   'selfLink',
 ]);
 
-/** FieldsV1 of the fields a request set (`f:<name>` per key, `.` for a set value). */
-export function fieldsV1(value: unknown, top = true, inMeta = false): Record<string, unknown> {
+/** The keys that identify an element of a list-map (`x-kubernetes-list-map-keys` or a built-in merge key). */
+export type ListKeys = (path: string[], field: string) => string[] | undefined;
+
+const noListKeys: ListKeys = () => undefined;
+
+/**
+ * FieldsV1 of the fields a request set: `f:<name>` per key, `k:{…}` + `.` per list-map element,
+ * other lists atomic.
+ */
+export function fieldsV1(
+  value: unknown,
+  listKeys: ListKeys = noListKeys,
+  path: string[] = [],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!isPlainObject(value)) return out;
+  const top = path.length === 0;
+  const inMeta = path.length === 1 && path[0] === 'metadata';
   for (const [k, v] of Object.entries(value)) {
     if (top && SKIPPED.has(k)) continue;
     if (inMeta && SKIPPED_META.has(k)) continue;
-    out[`f:${k}`] = isPlainObject(v) ? fieldsV1(v, false, top && k === 'metadata') : {};
+    const keys = Array.isArray(v) ? listKeys(path, k) : undefined;
+    if (keys && Array.isArray(v)) {
+      const elements: Record<string, unknown> = {};
+      for (const item of v) {
+        if (!isPlainObject(item)) continue;
+        elements[`k:${JSON.stringify(Object.fromEntries(keys.map((key) => [key, item[key]])))}`] = {
+          '.': {},
+          ...fieldsV1(item, listKeys, [...path, k, '*']),
+        };
+      }
+      out[`f:${k}`] = elements;
+    } else if (isPlainObject(v)) {
+      const child = fieldsV1(v, listKeys, [...path, k]);
+      // metadata holding only server-set fields (name, namespace…) is not owned by anyone.
+      if (!(top && k === 'metadata' && Object.keys(child).length === 0)) out[`f:${k}`] = child;
+    } else out[`f:${k}`] = {};
   }
   return out;
 }

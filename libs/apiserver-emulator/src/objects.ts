@@ -12,8 +12,14 @@ import {
   unsupportedMediaType,
   type FieldError,
 } from './errors.js';
-import { fieldsV1, recordManager } from './managed-fields.js';
-import { applyPatch, jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
+import {
+  fieldsV1,
+  recordManager,
+  type ListKeys,
+  type ManagedFieldsEntry,
+} from './managed-fields.js';
+import { serverSideApply } from './ssa.js';
+import { applyPatch, jsonPatch, mergeKeyFor, mergePatch, strategicMergePatch } from './patch.js';
 import type { Registry } from './registry.js';
 import { apiVersionOf, type ResourceType } from './resource-type.js';
 import type { Store, Stored } from './store.js';
@@ -27,6 +33,8 @@ export interface WriteOptions {
   fieldManager?: string;
   fieldValidation?: FieldValidation;
   subresource?: string;
+  /** How the write is recorded in managedFields (server-side apply creates record Apply). */
+  operation?: 'Apply' | 'Update';
 }
 
 export interface WriteResult {
@@ -111,6 +119,8 @@ export class ObjectService {
     body: KubeObject,
     opts: WriteOptions = {},
   ): WriteResult {
+    // Owned fields are those the request set, before defaulting fills in more.
+    const fields = fieldsV1(body, this.listKeys(rt));
     const obj = this.intake(rt, body);
     const meta = obj.metadata;
     this.placeInNamespace(rt, obj, namespace);
@@ -144,9 +154,9 @@ export class ObjectService {
       undefined,
       {
         manager: opts.fieldManager ?? 'unknown',
-        operation: 'Update',
+        operation: opts.operation ?? 'Update',
         apiVersion: apiVersionOf(rt),
-        fieldsV1: fieldsV1(body),
+        fieldsV1: fields,
       },
       this.clock.now(),
     );
@@ -187,7 +197,7 @@ export class ObjectService {
         },
       ]);
     }
-    return this.writeUpdate(rt, existing.obj, obj, opts, body);
+    return this.writeUpdate(rt, existing.obj, obj, opts, fieldsV1(body, this.listKeys(rt)));
   }
 
   patch(
@@ -222,7 +232,7 @@ export class ObjectService {
         ...(patch as KubeObject),
         metadata: { ...(patch as KubeObject).metadata, name },
       };
-      return this.create(rt, namespace, body, opts);
+      return this.create(rt, namespace, body, { ...opts, operation: 'Apply' });
     }
     const base = clone(this.serve(rt, existing.obj));
     const patched = this.applyPatchType(type, base, patch, rt) as KubeObject;
@@ -235,15 +245,35 @@ export class ObjectService {
       throw badRequest(
         `the name of the object (${String(patched.metadata.name)}) does not match the name on the URL (${name})`,
       );
-    const operation = type === PATCH_TYPES.apply ? 'Apply' : 'Update';
-    return this.writeUpdate(
-      rt,
-      existing.obj,
-      this.intake(rt, patched),
-      opts,
-      type === PATCH_TYPES.apply || type === PATCH_TYPES.merge ? patch : patched,
-      operation,
-    );
+    if (type !== PATCH_TYPES.apply) {
+      const fields = fieldsV1(type === PATCH_TYPES.merge ? patch : patched, this.listKeys(rt));
+      return this.writeUpdate(rt, existing.obj, this.intake(rt, patched), opts, fields);
+    }
+    const applied = serverSideApply({
+      live: base,
+      merged: patched,
+      config: patch,
+      manager: opts.fieldManager!,
+      subresource: opts.subresource ?? '',
+      force: opts.force ?? false,
+      entries: (existing.obj.metadata.managedFields ?? []) as ManagedFieldsEntry[],
+      listKeys: this.listKeys(rt),
+    });
+    const obj = this.intake(rt, applied.merged as KubeObject);
+    return this.writeUpdate(rt, existing.obj, obj, opts, applied.applied, 'Apply', applied.entries);
+  }
+
+  /** List-map keys by field path: the CRD schema's x-kubernetes-list-map-keys, or the built-in merge keys. */
+  private listKeys(rt: ResourceType): ListKeys {
+    return (path, field) => {
+      if (path[0] === 'metadata' || !rt.custom) return mergeKeyFor(field);
+      let schema = rt.schema;
+      for (const seg of path) schema = seg === '*' ? schema?.items : schema?.properties?.[seg];
+      const prop = schema?.properties?.[field];
+      return prop?.['x-kubernetes-list-type'] === 'map'
+        ? prop['x-kubernetes-list-map-keys']
+        : undefined;
+    };
   }
 
   private applyPatchType(
@@ -335,8 +365,9 @@ export class ObjectService {
     old: KubeObject,
     incoming: KubeObject,
     opts: WriteOptions,
-    requestBody: unknown,
+    fields: Record<string, unknown>,
     operation: 'Apply' | 'Update' = 'Update',
+    entries: unknown = old.metadata.managedFields,
   ): WriteResult {
     const sub = opts.subresource ?? '';
     let next: KubeObject;
@@ -388,19 +419,23 @@ export class ObjectService {
     }
     if (rt.generation && meta.generation !== undefined && specChanged(rt, old, next))
       meta.generation++;
-    meta.managedFields = old.metadata.managedFields;
-    if (sameObject(old, next)) return { obj: old, created: false, warnings };
-    meta.managedFields = recordManager(
-      old.metadata.managedFields,
+    const recorded = recordManager(
+      entries,
       {
         manager: opts.fieldManager ?? 'unknown',
         operation,
         apiVersion: apiVersionOf(rt),
-        fieldsV1: fieldsV1(requestBody),
+        fieldsV1: fields,
         subresource: sub || undefined,
       },
       this.clock.now(),
     );
+    meta.managedFields = old.metadata.managedFields;
+    // An apply that changes no value may still change ownership, which is a write of its own.
+    const ownershipChanged =
+      operation === 'Apply' && !sameOwnership(old.metadata.managedFields, recorded);
+    if (sameObject(old, next) && !ownershipChanged) return { obj: old, created: false, warnings };
+    meta.managedFields = recorded;
     if (opts.dryRun) return { obj: next, created: false, warnings };
     if (
       meta.deletionTimestamp &&
@@ -559,6 +594,14 @@ function specChanged(rt: ResourceType, old: KubeObject, next: KubeObject): boole
     return rt.statusSubresource ? rest : { ...rest, status };
   };
   return !deepEqual(strip(old), strip(next));
+}
+
+function sameOwnership(a: unknown, b: ManagedFieldsEntry[]): boolean {
+  const strip = (list: unknown) =>
+    ((Array.isArray(list) ? list : []) as ManagedFieldsEntry[]).map(
+      ({ time: _t, ...rest }) => rest,
+    );
+  return deepEqual(strip(a), strip(b));
 }
 
 function sameObject(old: KubeObject, next: KubeObject): boolean {

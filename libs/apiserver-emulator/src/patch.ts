@@ -152,6 +152,12 @@ const MERGE_KEYS: Record<string, string> = {
   topologySpreadConstraints: 'topologyKey',
   secrets: 'name',
 };
+/** The merge key of a built-in list field, if it merges by key. */
+export function mergeKeyFor(field: string): string[] | undefined {
+  const key = MERGE_KEYS[field];
+  return key ? [key] : undefined;
+}
+
 const MERGED_PRIMITIVE_LISTS = new Set(['finalizers']);
 
 function mergeList(key: string, live: unknown[], patch: unknown[]): unknown[] {

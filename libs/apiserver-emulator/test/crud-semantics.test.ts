@@ -252,33 +252,71 @@ describe('object semantics over REST', () => {
   });
 
   // docs/reference/using-api/server-side-apply/
-  test('server-side apply creates, merges list-map entries and records the field manager', async () => {
+  test('server-side apply creates, merges list-map entries per manager and records the field manager', async () => {
+    const apply = (query: string, body: string) =>
+      call('PATCH', `${BJ}/ssa${query}`, body, { 'Content-Type': 'application/apply-patch+yaml' });
     const body = JSON.stringify(backupJob('ssa'));
-    const missing = await call('PATCH', `${BJ}/ssa`, body, {
-      'Content-Type': 'application/apply-patch+yaml',
-    });
-    assert.equal(missing.status, 422, 'fieldManager is required');
-    const created = await call('PATCH', `${BJ}/ssa?fieldManager=op`, body, {
-      'Content-Type': 'application/apply-patch+yaml',
-    });
-    assert.equal(created.status, 201);
+    assert.equal((await apply('', body)).status, 422, 'fieldManager is required');
+    assert.equal((await apply('?fieldManager=op', body)).status, 201);
     const conds = (types: string[]) =>
       `apiVersion: ops.example.com/v1alpha1\nkind: BackupJob\nmetadata: {name: ssa}\nstatus:\n  conditions:\n${types.map((t) => `  - {type: ${t}, status: "True", reason: R, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}`).join('\n')}\n`;
-    await call('PATCH', `${BJ}/ssa/status?fieldManager=op`, conds(['Ready']), {
+    const types = (r: { json: { status: { conditions: { type: string }[] } } }) =>
+      r.json.status.conditions.map((c) => c.type);
+    await call('PATCH', `${BJ}/ssa/status?fieldManager=a`, conds(['Ready']), {
       'Content-Type': 'application/apply-patch+yaml',
     });
-    const both = await call('PATCH', `${BJ}/ssa/status?fieldManager=op`, conds(['Synced']), {
+    const both = await call('PATCH', `${BJ}/ssa/status?fieldManager=b`, conds(['Synced']), {
       'Content-Type': 'application/apply-patch+yaml',
     });
+    assert.deepEqual(types(both), ['Ready', 'Synced'], 'each manager keeps its own list-map entry');
+    const dropped = await call(
+      'PATCH',
+      `${BJ}/ssa/status?fieldManager=b`,
+      conds([]).replace('conditions:\n', 'conditions: []\n'),
+      { 'Content-Type': 'application/apply-patch+yaml' },
+    );
     assert.deepEqual(
-      both.json.status.conditions.map((c: { type: string }) => c.type),
-      ['Ready', 'Synced'],
+      types(dropped),
+      ['Ready'],
+      'a manager that stops applying an entry removes it',
     );
     assert.ok(
       both.json.metadata.managedFields.some(
         (m: { manager: string; operation: string; subresource?: string }) =>
-          m.manager === 'op' && m.operation === 'Apply' && m.subresource === 'status',
+          m.manager === 'a' && m.operation === 'Apply' && m.subresource === 'status',
       ),
+    );
+  });
+
+  // docs/reference/using-api/server-side-apply/#conflicts
+  test('server-side apply conflicts with another manager unless forced', async () => {
+    await call('POST', `${BJ}?fieldManager=kubectl-create`, backupJob('owned'));
+    const config = JSON.stringify(backupJob('owned', { target: 'postgres' }));
+    const ct = { 'Content-Type': 'application/apply-patch+yaml' };
+    const conflict = await call('PATCH', `${BJ}/owned?fieldManager=op`, config, ct);
+    assert.equal(conflict.status, 409);
+    assert.equal(
+      conflict.json.message,
+      'Apply failed with 1 conflict: conflict with "kubectl-create" using ops.example.com/v1alpha1: .spec.target',
+    );
+    assert.equal(conflict.json.details.causes[0].reason, 'FieldManagerConflict');
+    const same = await call(
+      'PATCH',
+      `${BJ}/owned?fieldManager=op`,
+      JSON.stringify(backupJob('owned')),
+      ct,
+    );
+    assert.equal(same.status, 200, 'applying the values already there is no conflict');
+    const forced = await call('PATCH', `${BJ}/owned?fieldManager=op&force=true`, config, ct);
+    assert.equal(forced.status, 200);
+    assert.equal(forced.json.spec.target, 'postgres');
+    const creator = forced.json.metadata.managedFields.find(
+      (m: { manager: string }) => m.manager === 'kubectl-create',
+    );
+    assert.equal(
+      creator.fieldsV1['f:spec']['f:target'],
+      undefined,
+      'ownership moved to the forcing manager',
     );
   });
 
