@@ -5,7 +5,8 @@
  *   E <key> <runId> <outcome> <ms>   run ended (outcome: ok, after, error, terminal)
  *   V <key> <runId>                  the key's marker was already set: two runs at once
  *   L <key>                          lease lost
- * Keys starting with `hang/` run until aborted; `stall/` block the event loop for `stallMs`.
+ * Keys starting with `hang/` run until aborted; `stall/` block the event loop for `stallMs`;
+ * `slow/` take `longRunMs`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, Redis } from 'ioredis';
@@ -45,7 +46,7 @@ async function handle(key: string, signal: AbortSignal): Promise<Result> {
   if (key.startsWith('hang/'))
     await new Promise((_, reject) => signal.addEventListener('abort', reject));
   if (key.startsWith('stall/')) for (const end = Date.now() + config.stallMs; Date.now() < end;);
-  const long = Math.random() < config.longRunRate;
+  const long = key.startsWith('slow/') || Math.random() < config.longRunRate;
   await sleep(long ? config.longRunMs : Math.random() * config.maxRunMs);
   const dice = Math.random();
   const outcome =

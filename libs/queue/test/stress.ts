@@ -98,24 +98,29 @@ export async function runStress(backend: Backend, options: StressOptions): Promi
     let killed: { process: ManagedProcess; at: number } | undefined;
     const sampler = startSampler(backend, name, options.shards);
 
+    /** Like a watcher: the object changes (its version), then its key is added. */
+    const change = async (key: string, how: 'add' | 'low' | 'after'): Promise<void> => {
+      await data.incr(`ver:${key}`);
+      lastAdd.set(key, Date.now());
+      if (how === 'add') await queue.add(key);
+      else if (how === 'low') await queue.add(key, { priority: 'low' });
+      else await queue.addAfter(key, 10 + Math.random() * 190);
+    };
     let issued = 0;
     let killing: Promise<void> | undefined;
     const lane = async (): Promise<void> => {
       while (issued < options.adds) {
         issued++;
         if (options.kill && !killing && issued >= options.adds / 2) {
-          killing = killMidRun(consumers[0] as ManagedProcess).then(async (at) => {
-            killed = { process: consumers[0] as ManagedProcess, at };
+          const victim = consumers[0] as ManagedProcess;
+          killing = killMidRun(victim, (key) => change(key, 'add')).then(async (at) => {
+            killed = { process: victim, at };
             await startConsumer();
           });
         }
         const key = `ns-${issued % 3}/obj-${Math.floor(Math.random() * options.keys)}`;
-        await data.incr(`ver:${key}`);
-        lastAdd.set(key, Date.now());
         const dice = Math.random();
-        if (dice < 0.85) await queue.add(key);
-        else if (dice < 0.9) await queue.add(key, { priority: 'low' });
-        else await queue.addAfter(key, 10 + Math.random() * 190);
+        await change(key, dice < 0.85 ? 'add' : dice < 0.9 ? 'low' : 'after');
       }
     };
     await Promise.all(Array.from({ length: options.producerLanes }, lane));
@@ -162,12 +167,19 @@ export async function runStress(backend: Backend, options: StressOptions): Promi
   }
 }
 
-/** Waits until the consumer is inside a long run (started 20 ms ago or more), then SIGKILLs it. */
-async function killMidRun(consumer: ManagedProcess): Promise<number> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
+/**
+ * SIGKILLs the consumer inside a run: once it has a run started 20 ms ago or more. `slow/` keys
+ * (300 ms runs) are added until it takes one, so the kill does not depend on chance.
+ */
+async function killMidRun(
+  consumer: ManagedProcess,
+  add: (key: string) => Promise<void>,
+): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  for (let slow = 0; Date.now() < deadline; slow++) {
     const open = openRuns(consumer);
     if ([...open.values()].some((start) => Date.now() - start >= 20)) break;
+    if (slow % 10 === 0) await add(`slow/${slow / 10}`);
     await sleep(5);
   }
   consumer.child.kill('SIGKILL');
