@@ -18,7 +18,7 @@ import {
   type ListKeys,
   type ManagedFieldsEntry,
 } from './managed-fields.js';
-import { serverSideApply } from './ssa.js';
+import { releaseChangedFields, serverSideApply } from './ssa.js';
 import { applyPatch, jsonPatch, mergeKeyFor, mergePatch, strategicMergePatch } from './patch.js';
 import type { Registry } from './registry.js';
 import { apiVersionOf, type ResourceType } from './resource-type.js';
@@ -419,10 +419,23 @@ export class ObjectService {
     }
     if (rt.generation && meta.generation !== undefined && specChanged(rt, old, next))
       meta.generation++;
+    const manager = opts.fieldManager ?? 'unknown';
+    const mine = (e: ManagedFieldsEntry) =>
+      e.manager === manager && e.operation === 'Update' && (e.subresource ?? '') === sub;
+    const base =
+      operation === 'Update'
+        ? releaseChangedFields(
+            (entries ?? []) as ManagedFieldsEntry[],
+            mine,
+            old,
+            next,
+            this.listKeys(rt),
+          )
+        : entries;
     const recorded = recordManager(
-      entries,
+      base,
       {
-        manager: opts.fieldManager ?? 'unknown',
+        manager,
         operation,
         apiVersion: apiVersionOf(rt),
         fieldsV1: fields,

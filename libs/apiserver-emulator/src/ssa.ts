@@ -185,3 +185,27 @@ export function serverSideApply(input: ApplyInput): {
   });
   return { merged: input.merged, entries, applied };
 }
+
+/**
+ * An Update takes ownership of the fields it changed: they leave every other entry, and entries
+ * left with no field disappear (docs/reference/using-api/server-side-apply/#field-management).
+ */
+export function releaseChangedFields(
+  entries: ManagedFieldsEntry[],
+  keep: (e: ManagedFieldsEntry) => boolean,
+  old: unknown,
+  next: unknown,
+  listKeys: ListKeys,
+): ManagedFieldsEntry[] {
+  if (!entries.some((e) => !keep(e))) return entries;
+  const paths = [...leafPaths(fieldsV1(old, listKeys)), ...leafPaths(fieldsV1(next, listKeys))];
+  const changed = new Set(
+    paths.filter((p) => !deepEqual(valueAt(old, p), valueAt(next, p))).map((p) => p.join(SEP)),
+  );
+  if (changed.size === 0) return entries;
+  return entries.flatMap((e) => {
+    if (keep(e)) return [e];
+    const shrunk = withoutPaths(e, changed);
+    return shrunk ? [shrunk] : [];
+  });
+}

@@ -320,6 +320,29 @@ describe('object semantics over REST', () => {
     );
   });
 
+  // docs/reference/using-api/server-side-apply/#field-management
+  test('an update takes ownership of the fields it changes from other managers', async () => {
+    await call('POST', `${BJ}?fieldManager=creator`, backupJob('moved'));
+    const patched = await call(
+      'PATCH',
+      `${BJ}/moved?fieldManager=editor`,
+      { spec: { target: 'pg' } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
+    const entry = (m: string) =>
+      patched.json.metadata.managedFields.find((e: { manager: string }) => e.manager === m);
+    assert.equal(entry('creator').fieldsV1['f:spec']['f:target'], undefined);
+    assert.deepEqual(entry('creator').fieldsV1['f:spec']['f:schedule'], {});
+    assert.deepEqual(entry('editor').fieldsV1, { 'f:spec': { 'f:target': {} } });
+    const conflict = await call(
+      'PATCH',
+      `${BJ}/moved?fieldManager=op`,
+      JSON.stringify(backupJob('moved', { target: 'x' })),
+      { 'Content-Type': 'application/apply-patch+yaml' },
+    );
+    assert.match(conflict.json.message, /^Apply failed with 1 conflict: conflict with "editor"/);
+  });
+
   // docs/concepts/overview/working-with-objects/labels/#label-selectors, field-selectors/
   test('label and field selectors filter lists; unknown field labels are 400', async () => {
     for (const [name, tier] of [
