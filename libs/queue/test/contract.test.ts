@@ -144,6 +144,22 @@ for (const kind of backendKinds) {
       await waitForIdle(queue);
     });
 
+    test('4. addAfter during a run is kept: the key runs again when it falls due', async () => {
+      const options = queueOptions(backend);
+      const queue = producer(options);
+      const hold = gate();
+      const { runs } = consumer(options, async () => {
+        if (runs.length === 1) await hold.promise;
+      });
+      await queue.add('default/aa');
+      await waitFor(() => runs.length === 1, 'the first run');
+      await queue.addAfter('default/aa', 30);
+      hold.open();
+      await waitFor(() => runs.length === 2 && runs[1]?.end !== undefined, 'the delayed run');
+      await waitForIdle(queue);
+      assert.equal(runs.length, 2);
+    });
+
     test('4. RequeueAfter runs the key again after the delay', async () => {
       const options = queueOptions(backend);
       const queue = producer(options);
