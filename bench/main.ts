@@ -13,7 +13,7 @@ import type { BenchResults, ScenarioResult } from './lib/result.js';
 import { stopAllSystems } from './env/system.js';
 import { SIZES } from './sizes.js';
 import { SCENARIOS } from './scenarios/index.js';
-import type { BenchContext, SystemKind } from './scenarios/context.js';
+import type { BenchContext, Scenario, SystemKind } from './scenarios/context.js';
 
 const { values } = parseArgs({
   options: {
@@ -59,64 +59,81 @@ const ctx: BenchContext = { size, systems, log, baselineBest: new Map() };
 const argv = process.argv.slice(2).join(' ');
 const command = `npm run bench${argv ? ` -- ${argv}` : ''}`;
 
-const results: ScenarioResult[] = [];
-for (const scenario of SCENARIOS.filter((s) => wanted.length === 0 || wanted.includes(s.name))) {
+const selected = SCENARIOS.filter((s) => wanted.length === 0 || wanted.includes(s.name));
+const runDate = new Date();
+const stamp = runDate.toISOString().slice(0, 16).replace(/:/g, '');
+const resultsDir = values['results-dir'];
+mkdirSync(resultsDir, { recursive: true });
+const file = join(resultsDir, `${stamp}Z${size.name === 'quick' ? '-quick' : ''}.json`);
+const machine = describeMachine();
+
+/**
+ * Written after every scenario, so a run stopped before its end still leaves the numbers of the
+ * scenarios it finished, marked as a partial run.
+ */
+function save(results: readonly ScenarioResult[]): void {
+  const bench: BenchResults = {
+    date: runDate.toISOString(),
+    size: size.name,
+    command,
+    machine,
+    systems: [...systems],
+    seconds: (Date.now() - started) / 1000,
+    loadAverage: { before: loadBefore, after: loadavg() },
+    notRun: selected.slice(results.length).map((s) => s.name),
+    scenarios: results,
+  };
+  writeFileSync(file, `${JSON.stringify(bench, null, 2)}\n`);
+  writeReport(bench, values['docs-dir'], relative(process.cwd(), file));
+}
+
+async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
   log(`scenario ${scenario.name} (${size.name})`);
   const t0 = Date.now();
-  const scenarioCommand = `npm run bench -- ${size.name === 'quick' ? '--quick ' : ''}--scenario ${scenario.name}`;
+  const base = {
+    name: scenario.name,
+    title: scenario.title,
+    command: `npm run bench -- ${size.name === 'quick' ? '--quick ' : ''}--scenario ${scenario.name}`,
+  };
   try {
     const out = await scenario.run(ctx);
-    results.push({
-      ...out,
-      name: scenario.name,
-      title: scenario.title,
-      command: scenarioCommand,
-      seconds: (Date.now() - t0) / 1000,
-    });
+    return { ...out, ...base, seconds: (Date.now() - t0) / 1000 };
   } catch (err) {
     log(
       `scenario ${scenario.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
     );
-    results.push({
-      name: scenario.name,
-      title: scenario.title,
-      command: scenarioCommand,
+    return {
+      ...base,
       seconds: (Date.now() - t0) / 1000,
       settings: {},
       tables: [],
       error: err instanceof Error ? err.message : String(err),
-    });
+    };
   }
-  const last = results[results.length - 1] as ScenarioResult;
-  for (const t of last.tables) {
+}
+
+function print(result: ScenarioResult): void {
+  for (const t of result.tables) {
     if (t.rows.length === 0) continue;
-    process.stdout.write(`\n== ${last.title}${t.title ? ` — ${t.title}` : ''}\n${textTable(t)}\n`);
+    process.stdout.write(
+      `\n== ${result.title}${t.title ? ` — ${t.title}` : ''}\n${textTable(t)}\n`,
+    );
   }
-  for (const g of last.goals ?? []) {
+  for (const g of result.goals ?? []) {
     process.stdout.write(
       `goal: ${g.goal}: ${g.measured} (target ${g.target}) ${g.met ? 'met' : 'MISSED'}\n`,
     );
   }
 }
 
-const now = new Date();
-const bench: BenchResults = {
-  date: now.toISOString(),
-  size: size.name,
-  command,
-  machine: describeMachine(),
-  systems: [...systems],
-  seconds: (Date.now() - started) / 1000,
-  loadAverage: { before: loadBefore, after: loadavg() },
-  scenarios: results,
-};
-const stamp = now.toISOString().slice(0, 16).replace(/:/g, '');
-const resultsDir = values['results-dir'];
-mkdirSync(resultsDir, { recursive: true });
-const file = join(resultsDir, `${stamp}Z${size.name === 'quick' ? '-quick' : ''}.json`);
-writeFileSync(file, `${JSON.stringify(bench, null, 2)}\n`);
-writeReport(bench, values['docs-dir'], relative(process.cwd(), file));
+const results: ScenarioResult[] = [];
+for (const scenario of selected) {
+  const result = await runScenario(scenario);
+  results.push(result);
+  print(result);
+  save(results);
+}
 log(
-  `wrote ${file} and ${join(values['docs-dir'], 'performance.md')} in ${Math.round(bench.seconds)} s`,
+  `wrote ${file} and ${join(values['docs-dir'], 'performance.md')} in ${Math.round((Date.now() - started) / 1000)} s`,
 );
 process.exit(results.some((r) => r.error) ? 1 : 0);

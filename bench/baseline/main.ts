@@ -3,8 +3,8 @@
  * alone, in one process. It runs the same pure reconciler as the worker, fed from client-node
  * informer caches (no API reads per reconcile) through an in-memory client-go workqueue.
  *
- * Environment: KUBECONFIG, CONCURRENCY (default 10), METRICS_PORT (default 0: none),
- * RESYNC_PERIOD_MS (default 0: none). SIGUSR2 re-enqueues every key at once (a resync on demand).
+ * Environment: KUBECONFIG, CONCURRENCY (default 10), METRICS_PORT (default 0: none). The
+ * informers' initial list enqueues every BackupJob, as a resync would.
  */
 import { hostname } from 'node:os';
 import {
@@ -64,7 +64,6 @@ function intEnv(name: string, fallback: number): number {
 
 const concurrency = Math.max(1, intEnv('CONCURRENCY', 10));
 const metricsPort = intEnv('METRICS_PORT', 0);
-const resyncMs = intEnv('RESYNC_PERIOD_MS', 0);
 const instance = `${hostname()}-${process.pid}`;
 
 const kc = new KubeConfig();
@@ -196,10 +195,6 @@ async function worker(): Promise<void> {
   }
 }
 
-function resync(): void {
-  for (const bj of backupJobs.list()) queue.add(objectKey(bj as unknown as KubeObject));
-}
-
 let lastLog = 0;
 function log(msg: string, fields: Record<string, unknown> = {}): void {
   // Errors under load (409s from a stale cache) would flood the output; one line a second is enough.
@@ -213,8 +208,6 @@ await Promise.all([cronJobs.start(), jobs.start()]);
 await backupJobs.start();
 log('informers synced', { backupJobs: backupJobs.list().length, concurrency });
 const workers = Array.from({ length: concurrency }, () => worker());
-if (resyncMs > 0) setInterval(resync, resyncMs).unref();
-process.on('SIGUSR2', resync);
 process.on('SIGTERM', () => {
   queue.shutDown();
   void Promise.all(workers).then(() => process.exit(0));

@@ -69,6 +69,20 @@ export async function snapshot(sys: SystemUnderTest, emu: EmulatorHandle): Promi
   };
 }
 
+/**
+ * What is cumulative before a system starts: the emulator's CPU and requests. Paired with a
+ * snapshot taken later, the window holds the system's whole life, start-up included.
+ */
+export async function markBeforeStart(emu: EmulatorHandle): Promise<Snapshot> {
+  return {
+    at: Date.now(),
+    metrics: new Map(),
+    cpu: { emulator: cpuSeconds(emu.pid) },
+    requests: await emu.call('requests', undefined),
+    redisCommands: {},
+  };
+}
+
 export function total(s: Snapshot, metric: string, labels = {}): number {
   let n = 0;
   for (const samples of s.metrics.values()) n += sumOf(samples, metric, labels);

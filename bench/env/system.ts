@@ -21,8 +21,6 @@ export interface SystemUnderTest {
   readonly label: string;
   readonly processes: OperatorProcess[];
   readonly redis?: RedisServer;
-  /** Every key is enqueued again (a resync), as the system itself would do it. */
-  resync(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -160,12 +158,6 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
       label: `operator ${o.workers}×${o.concurrency}`,
       processes,
       redis,
-      // A new leader enqueues every key it knows: restarting the watcher is a resync on demand.
-      async resync() {
-        const old = processes.shift() as OperatorProcess;
-        await old.proc.stop('SIGTERM', 10_000);
-        await startWatcher(generation++);
-      },
       async stop() {
         await stopAll(processes);
         await redis.stop();
@@ -200,9 +192,6 @@ export async function startBaseline(o: BaselineOptions): Promise<SystemUnderTest
   return tracked({
     label: `baseline c=${o.concurrency}`,
     processes: [p],
-    async resync() {
-      p.proc.child.kill('SIGUSR2');
-    },
     stop: () => stopAll([p]),
   });
 }

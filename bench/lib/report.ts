@@ -107,6 +107,10 @@ export function writeReport(results: BenchResults, docsDir: string, resultsFile:
     '',
     `Systems: ${results.systems.join(', ')}.`,
     '',
+    ...(results.notRun.length
+      ? [`**Partial run:** these scenarios did not run: ${results.notRun.join(', ')}.`, '']
+      : []),
+    '',
     'Reproduce from a fresh clone: `npm ci && npm run bench` (or `npm run bench -- --quick`, ' +
       '`npm run bench -- --scenario <name>`).',
     '',

@@ -58,5 +58,7 @@ export interface BenchResults {
   readonly seconds: number;
   /** 1/5/15-minute load averages before and after: other work on the machine competes for its cores. */
   readonly loadAverage: { readonly before: readonly number[]; readonly after: readonly number[] };
+  /** Scenarios selected but not (yet) run: a partial run's results file lists them. */
+  readonly notRun: readonly string[];
   readonly scenarios: readonly ScenarioResult[];
 }

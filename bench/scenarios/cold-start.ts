@@ -1,8 +1,7 @@
 import { round } from '../lib/stats.js';
 import { availableParallelism } from 'node:os';
 import type { Cell, Chart, Goal, Table } from '../lib/result.js';
-import { cpuSeconds } from '../lib/proc.js';
-import { snapshot, windowOf } from '../env/measure.js';
+import { markBeforeStart, snapshot, windowOf } from '../env/measure.js';
 import { waitFor, withWorld } from '../env/world.js';
 import {
   baselineSpec,
@@ -45,9 +44,8 @@ export async function coldStart(
   profileDir?: string,
 ): Promise<ColdStartRun> {
   return withWorld({ latencyMs, objects, profileDir }, async (emu) => {
-    const emulatorCpu0 = cpuSeconds(emu.pid);
-    const requests0 = await emu.call('requests', undefined);
-    const t0 = Date.now();
+    const mark = await markBeforeStart(emu);
+    const t0 = mark.at;
     const sys = await spec.start(emu.kubeconfigPath, profileDir);
     const startSeconds = (Date.now() - t0) / 1000;
     try {
@@ -58,18 +56,7 @@ export async function coldStart(
         200,
       );
       const seconds = finished ? (progress.lastReadyAt - t0) / 1000 : (Date.now() - t0) / 1000;
-      const end = await snapshot(sys, emu);
-      const w = windowOf(
-        {
-          ...end,
-          at: t0,
-          metrics: new Map(),
-          cpu: { emulator: emulatorCpu0 },
-          requests: requests0,
-          redisCommands: {},
-        },
-        end,
-      );
+      const w = windowOf(mark, await snapshot(sys, emu));
       const requestsPerObject: Record<string, number> = {};
       for (const [verb, n] of Object.entries(w.requestsByVerb)) {
         requestsPerObject[verb] = round(n / Math.max(1, progress.ready));

@@ -8,14 +8,17 @@ import { profileScenario } from './profile.js';
 import { queueFloorScenario } from './queue-floor.js';
 import { steadyScenario } from './steady.js';
 
-/** In running order: the cold start finds the baseline's best concurrency the others reuse. */
+/**
+ * In running order: the cold start first (it finds the baseline's best concurrency the others
+ * reuse), then the cheaper scenarios, so a run stopped early still has most of them.
+ */
 export const SCENARIOS: readonly Scenario[] = [
   coldStartScenario,
-  burstScenario,
-  churnScenario,
-  steadyScenario,
   coalescingScenario,
-  memoryScenario,
+  burstScenario,
   queueFloorScenario,
+  steadyScenario,
+  churnScenario,
+  memoryScenario,
   profileScenario,
 ];

@@ -1,7 +1,15 @@
 import { round } from '../lib/stats.js';
 import type { Goal, Table } from '../lib/result.js';
 import { totals } from '../lib/redis-stats.js';
-import { snapshot, total, waitQuiet, windowOf, writes, type Window } from '../env/measure.js';
+import {
+  markBeforeStart,
+  snapshot,
+  total,
+  waitQuiet,
+  windowOf,
+  writes,
+  type Window,
+} from '../env/measure.js';
 import { withWorld } from '../env/world.js';
 import {
   bestBaseline,
@@ -22,19 +30,16 @@ interface SteadyRun {
 async function steady(ctx: BenchContext, spec: SystemSpec, latencyMs: number): Promise<SteadyRun> {
   const { objects } = ctx.size.steady;
   return withWorld({ latencyMs, objects, converged: true }, async (emu) => {
+    // A new leader lists every BackupJob and enqueues every key, exactly what a resync does; the
+    // world is already converged, so this first pass is the resync measured.
+    const before = await markBeforeStart(emu);
     const sys = await spec.start(emu.kubeconfigPath);
     try {
-      // The first pass after start is itself a resync; measure the second, on the world exactly
-      // as the system left it.
-      await waitQuiet(sys, 300_000);
-      const before = await snapshot(sys, emu);
-      const start = total(before, 'controller_runtime_reconcile_total');
-      await sys.resync();
-      const deadline = Date.now() + 300_000;
+      const deadline = Date.now() + 600_000;
       let completed = false;
       while (Date.now() < deadline) {
         const now = await snapshot(sys, emu);
-        if (total(now, 'controller_runtime_reconcile_total') - start >= objects) {
+        if (total(now, 'controller_runtime_reconcile_total') >= objects) {
           completed = await waitQuiet(sys, 60_000, 1000);
           break;
         }
@@ -56,7 +61,7 @@ const perKey = (n: number, r: SteadyRun) => round(n / r.objects, 3);
 
 export const steadyScenario: Scenario = {
   name: 'steady',
-  title: 'Steady state: a resync of converged BackupJobs',
+  title: 'Steady state: a pass over converged BackupJobs (a resync)',
   async run(ctx) {
     const { objects, workers, latencies } = ctx.size.steady;
     const runs: SteadyRun[] = [];
@@ -101,7 +106,7 @@ export const steadyScenario: Scenario = {
       target: '0 writes in a resync of converged objects',
       measured: `${writes(r.window)} writes in ${r.window.reconciles} reconciles`,
       met: writes(r.window) === 0 && r.completed,
-      note: r.completed ? undefined : 'the resync did not complete within 300 s',
+      note: r.completed ? undefined : 'the pass did not complete within 600 s',
     }));
     return {
       settings: {
@@ -113,7 +118,7 @@ export const steadyScenario: Scenario = {
       tables: [table],
       goals,
       notes: [
-        "The operator's resync is triggered by restarting the watcher: the new leader enqueues every key (its initial list and watch are in the window). The baseline re-enqueues every key from its informer cache.",
+        "The pass measured is the first after start on an already converged world: a new leader (the watcher; the baseline's informer) lists every BackupJob and enqueues every key, which is what a resync does. The window therefore includes the initial list and watch requests, and CPU includes process start-up.",
         "Writes by reconciles: the workers' own count of their create/update/patch/delete requests (rest_client_requests_total), which leaves out the watcher's Lease renewals and leader election Event (the per-verb columns include them); for the baseline, every write the emulator served except Lease renewals.",
         'Redis commands are counted by INFO commandstats, which includes the commands Lua scripts run inside Redis; the number in brackets is the script calls alone.',
       ],
