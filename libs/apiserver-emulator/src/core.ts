@@ -23,6 +23,8 @@ export interface CoreOptions {
   watchCacheSize?: number;
   /** Period of BOOKMARK events on watches that allow them. Default 60000 ms. */
   bookmarkIntervalMs?: number;
+  /** A watch whose client stops reading is closed once this much output waits. Default 64 MiB. */
+  watchBufferLimitBytes?: number;
   /** Request records kept for `log.entries()` (counters are exact regardless). Default 10000. */
   requestLogSize?: number;
   clock?: ClockMode;
@@ -48,6 +50,7 @@ export class EmulatorCore {
   readonly authz: RbacAuthorizer;
   rbacEnabled: boolean;
   readonly bookmarkIntervalMs: number;
+  readonly watchBufferLimitBytes: number;
   readonly serverVersion: string;
   serverAddress = '127.0.0.1:0';
 
@@ -67,6 +70,7 @@ export class EmulatorCore {
     this.authz = new RbacAuthorizer(this.store);
     this.rbacEnabled = opts.rbac ?? false;
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60000;
+    this.watchBufferLimitBytes = opts.watchBufferLimitBytes ?? 64 * 1024 * 1024;
     this.serverVersion = opts.serverVersion ?? 'v1.32.0';
     this.seed(opts.namespaces ?? []);
   }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Emulator } from '../src/index.js';
 import { eventually, http, watchEvents, withEmulator } from './support.js';
@@ -83,6 +84,31 @@ describe('fault injection', () => {
     assert.equal(fresh[0]!.object.metadata.name, 'unseen', 'a new watch sees the change');
     emu.watches.close({ resource: 'configmaps' });
     assert.deepEqual(await stalled, [], 'the stalled watch stayed silent');
+  });
+
+  // apiserver cacher: blocked watchers are terminated rather than buffered without bound
+  test('a watch whose client stops reading is cut off', async () => {
+    const small = await withEmulator({ namespaces: ['f'], watchBufferLimitBytes: 64 * 1024 });
+    try {
+      const socket = connect(small.port, '127.0.0.1');
+      socket.write(`GET ${CM}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n`);
+      socket.pause();
+      await eventually(() => small.watches.count() === 1, 'watch open');
+      const payload = 'x'.repeat(32 * 1024);
+      for (let i = 0; i < 2000 && small.watches.count() > 0; i++) {
+        small.objects.create({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `big-${i}`, namespace: 'f' },
+          data: { payload },
+        });
+        await new Promise((r) => setImmediate(r));
+      }
+      assert.equal(small.watches.count(), 0, 'the stalled reader was disconnected');
+      socket.destroy();
+    } finally {
+      await small.stop();
+    }
   });
 
   test('a 410 error fault on watch answers the next watch with an in-stream ERROR', async () => {

@@ -207,6 +207,7 @@ function watch(ctx: RequestContext, rt: ResourceType): void {
       columns: columnsOf(rt),
       bookmarks: query.get('allowWatchBookmarks') === 'true',
       bookmarkIntervalMs: core.bookmarkIntervalMs,
+      maxBufferedBytes: core.watchBufferLimitBytes,
       timeoutMs: timeout ? Number(timeout) * 1000 : undefined,
       user: ctx.user.username,
     },

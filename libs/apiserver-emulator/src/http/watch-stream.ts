@@ -15,6 +15,8 @@ export interface WatchStreamOptions {
   columns: PrinterColumn[];
   bookmarks: boolean;
   bookmarkIntervalMs: number;
+  /** Unsent output beyond which the watch is cut off. */
+  maxBufferedBytes: number;
   timeoutMs: number | undefined;
   user: string;
 }
@@ -80,7 +82,7 @@ export class WatchStream implements WatchSubscriber {
     if (!type) return;
     this.lastRv = event.rv;
     if (this.opts.format === 'table') {
-      this.res.write(this.tableLine(type, event.obj));
+      this.send(this.tableLine(type, event.obj));
       return;
     }
     const key = `${type} ${apiVersionOf(this.rt)}`;
@@ -95,7 +97,16 @@ export class WatchStream implements WatchSubscriber {
       line = `{"type":"${type}","object":${json}}\n`;
       lines.set(key, line);
     }
+    this.send(line);
+  }
+
+  /**
+   * Like the apiserver's cacher, a watcher that stops reading (a paused process) is cut off
+   * instead of buffering without bound; its client re-watches or relists.
+   */
+  private send(line: string): void {
     this.res.write(line);
+    if (this.res.writableLength > this.opts.maxBufferedBytes) this.drop();
   }
 
   private typeFor(event: WatchEvent): EventType | undefined {
