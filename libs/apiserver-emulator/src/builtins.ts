@@ -219,6 +219,7 @@ export function builtinResources(): ResourceType[] {
       ],
     }),
     core('pods', 'Pod', {
+      extraSubresources: [{ name: 'log', kind: 'Pod', verbs: ['get'] }],
       shortNames: ['po'],
       categories: ['all'],
       statusSubresource: true,

@@ -164,6 +164,8 @@ describe('CronJob → Job → Pod simulation on a manual clock', () => {
     const pods = emu.objects.list('v1', 'Pod', 'ops');
     assert.equal(pods.length, 1);
     assert.equal((pods[0]!.status as { phase: string }).phase, 'Running');
+    const log = await fetch(`${emu.url}/api/v1/namespaces/ops/pods/${pods[0]!.metadata.name}/log`);
+    assert.match(await log.text(), /is Running; the emulator runs no containers/);
 
     emu.clock.advance(30 * 1000);
     const done = emu.completeJob('ops', jobName);

@@ -124,6 +124,7 @@ export async function handleResource(ctx: RequestContext): Promise<void> {
   const svc = core.svc;
   switch (info.verb) {
     case 'get':
+      if (info.subresource === 'log') return podLog(ctx, rt);
       return sendObject(ctx, rt, svc.get(rt, ns, info.name).obj, 200);
     case 'list':
       return list(ctx, rt);
@@ -319,6 +320,18 @@ function handleVirtual(ctx: RequestContext, rt: ResourceType): void {
   if (ctx.info.verb !== 'create') throw methodNotAllowed();
   const body = bodyObject(ctx) as unknown as Record<string, unknown>;
   sendJson(ctx.res, 201, review(rt, body, ctx.user, ctx.core.authz, ctx.info.namespace));
+}
+
+/** pods/log: no container runs here, so the log says what the Pod's phase is. */
+function podLog(ctx: RequestContext, rt: ResourceType): void {
+  const pod = ctx.core.svc.get(rt, ctx.info.namespace, ctx.info.name).obj;
+  const phase = (pod.status as { phase?: string } | undefined)?.phase ?? 'Unknown';
+  const text = `[apiserver emulator] pod ${ctx.info.name} is ${phase}; the emulator runs no containers, so there is no log output\n`;
+  ctx.res.writeHead(200, {
+    'Content-Type': 'text/plain',
+    'Content-Length': Buffer.byteLength(text),
+  });
+  ctx.res.end(text);
 }
 
 /** TokenRequest (serviceaccounts/token): a bearer token this emulator accepts for that ServiceAccount. */
