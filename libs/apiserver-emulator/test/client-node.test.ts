@@ -170,4 +170,63 @@ describe('@kubernetes/client-node 2 against the emulator', () => {
       (e) => apiError(e).reason === 'AlreadyExists',
     );
   });
+
+  // docs/reference/kubernetes-api/cluster-resources/event-v1/ ; workloads/controllers/cron-jobs/
+  test('EventsV1Api events show in CoreV1Api lists; BatchV1Api CronJob create, read and replace', async () => {
+    const batch = kc.makeApiClient(k8s.BatchV1Api);
+    const cj = await batch.createNamespacedCronJob({
+      namespace: 'ops',
+      body: {
+        metadata: { name: 'nightly' },
+        spec: {
+          schedule: '10 2 * * *',
+          jobTemplate: {
+            spec: {
+              template: {
+                spec: { restartPolicy: 'Never', containers: [{ name: 'b', image: 'b:1' }] },
+              },
+            },
+          },
+        },
+      },
+    });
+    assert.equal(cj.spec?.concurrencyPolicy, 'Allow', 'defaulted like the real server');
+    const read = await batch.readNamespacedCronJob({ namespace: 'ops', name: 'nightly' });
+    const replaced = await batch.replaceNamespacedCronJob({
+      namespace: 'ops',
+      name: 'nightly',
+      body: { ...read, spec: { ...read.spec!, schedule: '@hourly' } },
+    });
+    assert.equal(replaced.metadata?.generation, 2);
+    const events = kc.makeApiClient(k8s.EventsV1Api);
+    await events.createNamespacedEvent({
+      namespace: 'ops',
+      body: {
+        metadata: { generateName: 'nightly.' },
+        eventTime: new k8s.V1MicroTime(),
+        reportingController: 'backupjob-operator',
+        reportingInstance: 'worker-1',
+        action: 'Reconcile',
+        reason: 'CronJobUpdated',
+        type: 'Normal',
+        note: 'schedule changed',
+        regarding: {
+          apiVersion: 'batch/v1',
+          kind: 'CronJob',
+          name: 'nightly',
+          namespace: 'ops',
+          uid: cj.metadata!.uid,
+        },
+      },
+    });
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const list = await core.listNamespacedEvent({
+      namespace: 'ops',
+      fieldSelector: `involvedObject.uid=${cj.metadata!.uid}`,
+    });
+    assert.deepEqual(
+      list.items.map((e) => [e.reason, e.message, e.source?.component]),
+      [['CronJobUpdated', 'schedule changed', 'backupjob-operator']],
+    );
+  });
 });
