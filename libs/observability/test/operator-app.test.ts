@@ -2,8 +2,13 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { start as startEmulator, type Emulator } from '../../apiserver-emulator/src/index.js';
 import {
+  backupJobCrdDocument,
   freePort,
   startProcess,
   startRedisServer,
@@ -14,6 +19,23 @@ import {
 // The compiled entry points beside this compiled test: the real apps, as `npm run start:*` runs them.
 const main = (app: string) =>
   fileURLToPath(new URL(`../../../apps/${app}/src/main.js`, import.meta.url));
+
+// The apps talk to an API server from the start (their readiness includes it): one emulator
+// serves every app this file starts.
+let emulator: Emulator;
+let kubeconfigDir: string;
+let kubeconfigPath: string;
+before(async () => {
+  kubeconfigDir = mkdtempSync(join(tmpdir(), 'operator-app-'));
+  kubeconfigPath = join(kubeconfigDir, 'kubeconfig');
+  emulator = await startEmulator({ port: 0, kubeconfigPath });
+  // A leading watcher is ready only once its informers list BackupJobs, which needs the CRD.
+  emulator.objects.create(backupJobCrdDocument());
+});
+after(async () => {
+  await emulator?.stop();
+  rmSync(kubeconfigDir, { recursive: true, force: true });
+});
 
 interface RunningApp {
   readonly process: ManagedProcess;
@@ -34,7 +56,7 @@ async function startApp(app: string, redisUrl: string): Promise<RunningApp> {
       METRICS_BIND_ADDRESS: '127.0.0.1',
       HEALTH_BIND_ADDRESS: '127.0.0.1',
       LOG_LEVEL: 'info',
-      KUBECONFIG: undefined,
+      KUBECONFIG: kubeconfigPath,
       SHUTDOWN_GRACE_PERIOD: undefined,
     },
   });
@@ -74,7 +96,7 @@ function runToExit(app: string, env: Record<string, string>) {
     const child = execFile(
       process.execPath,
       [main(app)],
-      { env: { ...process.env, KUBECONFIG: '', ...env }, timeout: 30_000 },
+      { env: { ...process.env, KUBECONFIG: kubeconfigPath, ...env }, timeout: 30_000 },
       (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
     );
   });
@@ -151,7 +173,7 @@ describe('the worker process', () => {
     }
     const started = JSON.parse(worker.process.lines.find((l) => l.includes('"started"'))!);
     assert.equal(started.config['queue.shards'], 16);
-    assert.equal(started.config['kubeconfig'], '(in-cluster)');
+    assert.equal(started.config['kubeconfig'], kubeconfigPath);
   });
 });
 
@@ -203,6 +225,18 @@ describe('start and stop', () => {
       assert.equal(result.stdout, '');
     });
   }
+
+  test('outside a cluster without KUBECONFIG, start-up fails and says so', async () => {
+    const result = await runToExit('worker', {
+      REDIS_URL: redis.url,
+      KUBECONFIG: '',
+      KUBERNETES_SERVICE_HOST: '',
+      METRICS_PORT: String(await freePort()),
+      HEALTH_PORT: String(await freePort()),
+    });
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /"msg":"start failed".*KUBECONFIG is not set/);
+  });
 
   test('a metrics port that is taken stops start-up with exit code 1', async () => {
     const blocker = await startApp('worker', redis.url);

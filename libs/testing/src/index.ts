@@ -2,3 +2,4 @@ export * from './eventually.js';
 export * from './ports.js';
 export * from './process.js';
 export * from './redis-server.js';
+export * from './operator-system.js';
