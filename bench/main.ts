@@ -15,6 +15,12 @@ import { SIZES } from './sizes.js';
 import { SCENARIOS } from './scenarios/index.js';
 import type { BenchContext, Scenario, SystemKind } from './scenarios/context.js';
 
+// The apps need Node 24 (package.json engines); every child runs on this same node binary.
+if (Number(process.versions.node.split('.')[0]) < 24) {
+  console.error(`npm run bench needs Node 24 or later, this is ${process.version}`);
+  process.exit(2);
+}
+
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
