@@ -15,7 +15,7 @@ describe('API error storms', { timeout: 300_000 }, () => {
     fs.fleet.create(20);
     await waitConverged(fs.sys, fs.fleet);
   });
-  after(() => fs?.sys.stop());
+  after(() => fs?.stop());
 
   /** Sum of a metric over processes (a process whose metrics cannot be read counts 0). */
   async function total(

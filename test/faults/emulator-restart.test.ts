@@ -10,7 +10,7 @@ describe('the API server restarted with its data kept', { timeout: 240_000 }, ()
     fs.fleet.create(20);
     await waitConverged(fs.sys, fs.fleet);
   });
-  after(() => fs?.sys.stop());
+  after(() => fs?.stop());
 
   test('under load: every connection is cut for 2 s, the operator reconnects and all converge', async () => {
     const { sys, fleet } = fs;

@@ -13,7 +13,7 @@ describe('Redis restarted empty under load', { timeout: 240_000 }, () => {
     fs.fleet.create(20);
     await waitConverged(fs.sys, fs.fleet);
   });
-  after(() => fs?.sys.stop());
+  after(() => fs?.stop());
 
   test('the queue reports the loss, the watcher re-adds every key, all converge', async () => {
     const { sys, fleet } = fs;

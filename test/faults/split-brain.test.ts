@@ -10,7 +10,7 @@ describe('two watchers leading at once (split brain)', { timeout: 240_000 }, () 
     fs.fleet.create(20);
     await waitConverged(fs.sys, fs.fleet);
   });
-  after(() => fs?.sys.stop());
+  after(() => fs?.stop());
 
   test('is harmless: the queue deduplicates, no key runs twice at once, all converge', async () => {
     const { sys, fleet } = fs;

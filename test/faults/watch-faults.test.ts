@@ -14,7 +14,7 @@ describe('the watcher’s watches dropped, expired (410) and stalled', { timeout
     fs.fleet.create(20);
     await waitConverged(fs.sys, fs.fleet);
   });
-  after(() => fs?.sys.stop());
+  after(() => fs?.stop());
 
   /** The leader's three informers (BackupJobs, CronJobs, Jobs) are watching. */
   function watching(): Promise<true> {

@@ -30,6 +30,7 @@ export class Fleet {
   readonly names: string[] = [];
   private readonly changedAt = new Map<string, number>();
   private changes = 0;
+  private readonly loads = new Set<Load>();
 
   constructor(private readonly sys: OperatorSystem) {}
 
@@ -83,11 +84,19 @@ export class Fleet {
         await new Promise((r) => setTimeout(r, interval));
       }
     })();
-    return {
-      async stop() {
+    const load: Load = {
+      stop: async () => {
         stopped = true;
+        this.loads.delete(load);
         await loop;
       },
     };
+    this.loads.add(load);
+    return load;
+  }
+
+  /** Stops every load still running (a test that failed half-way left it going). */
+  async stopLoads(): Promise<void> {
+    await Promise.all([...this.loads].map((load) => load.stop()));
   }
 }

@@ -27,6 +27,8 @@ export const FAULT_ENV: Record<string, string> = {
 export interface FaultSystem {
   readonly sys: OperatorSystem;
   readonly fleet: Fleet;
+  /** Stops the load and the replacing of exited watchers, then everything. */
+  stop(): Promise<void>;
 }
 
 export async function startFaultSystem(options: OperatorSystemOptions = {}): Promise<FaultSystem> {
@@ -37,7 +39,42 @@ export async function startFaultSystem(options: OperatorSystemOptions = {}): Pro
     env: { ...FAULT_ENV, ...options.env },
     emulator: { ...options.emulator, namespaces: [NAMESPACE] },
   });
-  return { sys, fleet: new Fleet(sys) };
+  const supervisor = superviseWatchers(sys);
+  const fleet = new Fleet(sys);
+  return {
+    sys,
+    fleet,
+    async stop() {
+      await fleet.stopLoads();
+      await supervisor.stop();
+      await sys.stop();
+    },
+  };
+}
+
+/**
+ * What the watcher Deployment does: a watcher that exits on its own with an error (it lost its
+ * Lease, e.g. when the API server was unreachable past the renew deadline, and exits to restart
+ * clean) is replaced by a new one. Watchers the test stops or kills (exit 0 or by signal) are not.
+ */
+function superviseWatchers(sys: OperatorSystem): { stop(): Promise<void> } {
+  let supervising = true;
+  const starting = new Set<Promise<unknown>>();
+  const watch = (watcher: ManagedProcess): void => {
+    void watcher.exited.then((code) => {
+      if (!supervising || code === null || code === 0) return;
+      const replacement = sys.startWatcher().then(watch);
+      starting.add(replacement);
+      void replacement.finally(() => starting.delete(replacement));
+    });
+  };
+  sys.watchers.forEach(watch);
+  return {
+    async stop() {
+      supervising = false;
+      await Promise.allSettled([...starting]);
+    },
+  };
 }
 
 /** leader_election_master_status of one watcher (0 when its metrics cannot be read). */
