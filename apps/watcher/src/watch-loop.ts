@@ -1,25 +1,20 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { queueOptions, type WatcherConfig } from '../../../libs/config/src/index.js';
-import {
-  apiServerCheck,
-  apiServerUrl,
-  loadKubeConfig,
-  RestClient,
-  WatcherManager,
-} from '../../../libs/kube/src/index.js';
-import {
-  instrumentKubeConfig,
-  type HealthRegistry,
-  type Logger,
-  type OperatorMetrics,
-  type ShutdownCoordinator,
+import { WatcherManager } from '../../../libs/kube/src/index.js';
+import type {
+  HealthRegistry,
+  Logger,
+  OperatorMetrics,
+  ShutdownCoordinator,
 } from '../../../libs/observability/src/index.js';
 import {
   CONFIG,
   HEALTH,
+  KUBE,
   LOGGER,
   METRICS,
   SHUTDOWN,
+  type KubeConnection,
 } from '../../../libs/observability/src/nest/index.js';
 import { WorkQueue } from '../../../libs/queue/src/index.js';
 
@@ -36,15 +31,12 @@ export class WatchLoop implements OnApplicationBootstrap {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) metrics: OperatorMetrics,
     @Inject(HEALTH) health: HealthRegistry,
+    @Inject(KUBE) kube: KubeConnection,
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
-    const kubeConfig = instrumentKubeConfig(loadKubeConfig(config.kubeconfig), metrics.restClient);
-    // A watcher pointed at the wrong cluster is the first thing to rule out; say which one.
-    logger.info('using API server', { server: apiServerUrl(kubeConfig) });
-    const rest = new RestClient(kubeConfig);
     const queue = new WorkQueue(queueOptions(config, metrics.registry));
     this.manager = new WatcherManager({
-      rest,
+      rest: kube.rest,
       leaderElection: {
         namespace: config.leaderElection.namespace,
         name: config.leaderElection.id,
@@ -71,7 +63,6 @@ export class WatchLoop implements OnApplicationBootstrap {
       logger.warn('the queue lost its data in Redis; re-added every key', { keys });
     });
 
-    health.register(apiServerCheck(rest));
     health.register({
       name: 'watcher',
       probes: ['readiness'],

@@ -5,25 +5,18 @@ import {
   instrumentReconcileKey,
   type ReconcileKey,
 } from '../../../libs/controller/src/index.js';
-import {
-  apiServerCheck,
-  apiServerUrl,
-  loadKubeConfig,
-  RestClient,
-} from '../../../libs/kube/src/index.js';
-import {
-  instrumentKubeConfig,
-  type HealthRegistry,
-  type Logger,
-  type OperatorMetrics,
-  type ShutdownCoordinator,
+import type {
+  Logger,
+  OperatorMetrics,
+  ShutdownCoordinator,
 } from '../../../libs/observability/src/index.js';
 import {
   CONFIG,
-  HEALTH,
+  KUBE,
   LOGGER,
   METRICS,
   SHUTDOWN,
+  type KubeConnection,
 } from '../../../libs/observability/src/nest/index.js';
 import { QueueConsumer } from '../../../libs/queue/src/index.js';
 import { reconcilerConfig } from '../../../libs/reconciler/src/index.js';
@@ -41,16 +34,12 @@ export class ReconcileLoop implements OnApplicationBootstrap {
     @Inject(CONFIG) private readonly config: WorkerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) metrics: OperatorMetrics,
-    @Inject(HEALTH) health: HealthRegistry,
+    @Inject(KUBE) kube: KubeConnection,
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
-    const kubeConfig = instrumentKubeConfig(loadKubeConfig(config.kubeconfig), metrics.restClient);
-    logger.info('using API server', { server: apiServerUrl(kubeConfig) });
-    health.register(apiServerCheck(new RestClient(kubeConfig)));
-
     this.reconcileKey = instrumentReconcileKey(
       createReconcileKey({
-        kubeConfig,
+        kubeConfig: kube.kubeConfig,
         config: reconcilerConfig({ defaultImage: config.backupImage }),
         logger,
         reportingInstance: config.podName,
@@ -64,7 +53,6 @@ export class ReconcileLoop implements OnApplicationBootstrap {
     this.consumer.on('runFailed', (key, err, terminal) =>
       logger.warn('reconcile failed', { key, err, terminal }),
     );
-
     shutdown.onShutdown('drain', 'queue-consumer', () =>
       this.consumer.shutdown({ drainTimeoutMs: config.shutdownGracePeriodMs }),
     );

@@ -7,8 +7,9 @@ import type { OperatorMetrics } from '../metrics.js';
 import { ShutdownCoordinator } from '../shutdown.js';
 import { HealthController } from './health.controller.js';
 import { MetricsEndpoint, ShutdownChain } from './lifecycle.js';
+import { kubeProvider } from './kube.provider.js';
 import { redisProvider } from './redis.provider.js';
-import { CONFIG, HEALTH, LOGGER, METRICS, REDIS, SHUTDOWN } from './tokens.js';
+import { CONFIG, HEALTH, KUBE, LOGGER, METRICS, REDIS, SHUTDOWN } from './tokens.js';
 
 export interface CoreContext<C extends CommonConfig = CommonConfig> {
   readonly config: C;
@@ -18,7 +19,7 @@ export interface CoreContext<C extends CommonConfig = CommonConfig> {
 
 /**
  * What both operator processes share, made global so feature modules inject it by token:
- * CONFIG, LOGGER, METRICS, HEALTH, SHUTDOWN, REDIS; plus /healthz, /readyz and /metrics.
+ * CONFIG, LOGGER, METRICS, HEALTH, SHUTDOWN, REDIS, KUBE; plus /healthz, /readyz and /metrics.
  */
 @Module({})
 export class OperatorCoreModule {
@@ -47,10 +48,11 @@ export class OperatorCoreModule {
           },
         },
         redisProvider,
+        kubeProvider,
         MetricsEndpoint,
         ShutdownChain,
       ],
-      exports: [CONFIG, LOGGER, METRICS, HEALTH, SHUTDOWN, REDIS],
+      exports: [CONFIG, LOGGER, METRICS, HEALTH, SHUTDOWN, REDIS, KUBE],
     };
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Injection tokens of what every operator process shares. Inject with `@Inject(LOGGER)` etc.;
  * the types are Logger, OperatorMetrics, HealthRegistry, ShutdownCoordinator, ioredis `Redis`,
+ * KubeConnection,
  * and the app's WatcherConfig or WorkerConfig.
  */
 export const CONFIG = Symbol('operator.config');
@@ -9,3 +10,4 @@ export const METRICS = Symbol('operator.metrics');
 export const HEALTH = Symbol('operator.health');
 export const SHUTDOWN = Symbol('operator.shutdown');
 export const REDIS = Symbol('operator.redis');
+export const KUBE = Symbol('operator.kube');

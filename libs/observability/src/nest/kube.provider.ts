@@ -1,0 +1,42 @@
+import type { Provider } from '@nestjs/common';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { CommonConfig } from '../../../config/src/index.js';
+import {
+  apiServerCheck,
+  apiServerUrl,
+  loadKubeConfig,
+  RestClient,
+} from '../../../kube/src/index.js';
+import type { HealthRegistry } from '../health.js';
+import type { Logger } from '../logger.js';
+import type { OperatorMetrics } from '../metrics.js';
+import { instrumentKubeConfig } from '../rest-client-metrics.js';
+import { CONFIG, HEALTH, KUBE, LOGGER, METRICS } from './tokens.js';
+
+/** The process's connection to the API server: one KubeConfig, counted in rest_client_* metrics. */
+export interface KubeConnection {
+  readonly kubeConfig: KubeConfig;
+  readonly rest: RestClient;
+}
+
+/**
+ * Loads KUBECONFIG (or the in-cluster service account), logs which API server it points at (a
+ * process talking to the wrong cluster is the first thing to rule out) and makes reaching it part
+ * of readiness.
+ */
+export const kubeProvider: Provider = {
+  provide: KUBE,
+  inject: [CONFIG, LOGGER, METRICS, HEALTH],
+  useFactory: (
+    config: CommonConfig,
+    logger: Logger,
+    metrics: OperatorMetrics,
+    health: HealthRegistry,
+  ): KubeConnection => {
+    const kubeConfig = instrumentKubeConfig(loadKubeConfig(config.kubeconfig), metrics.restClient);
+    logger.info('using API server', { server: apiServerUrl(kubeConfig) });
+    const rest = new RestClient(kubeConfig);
+    health.register(apiServerCheck(rest));
+    return { kubeConfig, rest };
+  },
+};
