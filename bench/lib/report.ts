@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchResults, Cell, Column, Goal, ScenarioResult, Table } from './result.js';
 import { barChart, lineChart } from './svg.js';
@@ -136,6 +136,18 @@ export function writeReport(results: BenchResults, docsDir: string, resultsFile:
     '',
     ...results.scenarios.map((s) => scenarioSection(s, chartDir)),
   ].join('\n');
-  writeFileSync(join(docsDir, 'performance.md'), md);
+  const file = join(docsDir, 'performance.md');
+  writeFileSync(file, md + keptAnalysis(file));
   return md;
+}
+
+/** Text below this line in docs/performance.md is written by hand and survives regeneration. */
+export const ANALYSIS_MARKER =
+  '<!-- Written by hand below this line; the bench keeps it when it regenerates the file. -->';
+
+function keptAnalysis(file: string): string {
+  if (!existsSync(file)) return '';
+  const text = readFileSync(file, 'utf8');
+  const at = text.indexOf(ANALYSIS_MARKER);
+  return at < 0 ? '' : `\n${text.slice(at)}`;
 }
