@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { OperatorSystem } from '../../../libs/testing/src/operator-system.js';
 import type { ManagedProcess } from '../../../libs/testing/src/process.js';
-import { condition, eventually, getBackupJob, getCronJob } from '../../e2e/support.js';
+import { condition, eventually, getBackupJob, getCronJob, jsonLines } from '../../e2e/support.js';
 import { NAMESPACE, type Fleet } from './fleet.js';
 import { lastStarts, overlappingRuns, reconcileRuns, type ReconcileRun } from './reconcile-log.js';
 
@@ -86,15 +86,25 @@ export async function waitConverged(
       250,
     );
   } catch (err) {
-    throw new Error(`${(err as Error).message}:\n  ${problems().slice(0, 20).join('\n  ')}`, {
-      cause: err,
-    });
+    const report = [...problems().slice(0, 20), ...processReport(sys)];
+    throw new Error(`${(err as Error).message}:\n  ${report.join('\n  ')}`, { cause: err });
   }
 }
 
 function describeRun(run: ReconcileRun): string {
   const end = run.ended ? new Date(run.end).toISOString() : 'no end line';
   return `${run.worker} ${run.reconcileID} (${new Date(run.start).toISOString()} … ${end})`;
+}
+
+/** What each process last said above debug level, and how it ended: for a failure's message. */
+function processReport(sys: OperatorSystem): string[] {
+  return [...sys.watchers, ...sys.workers].flatMap((p) => [
+    `${p.name} ${p.running ? 'running' : 'exited'}:`,
+    ...jsonLines(p)
+      .filter((l) => l.level !== 'debug')
+      .slice(-8)
+      .map((l) => `  ${l.time} ${String(l.level)} ${l.msg}`),
+  ]);
 }
 
 export interface EndStateOptions {

@@ -27,7 +27,7 @@ export const FAULT_ENV: Record<string, string> = {
 export interface FaultSystem {
   readonly sys: OperatorSystem;
   readonly fleet: Fleet;
-  /** Stops the load and the replacing of exited watchers, then everything. */
+  /** Stops the load and the replacing of exited processes, then everything. */
   stop(): Promise<void>;
 }
 
@@ -39,7 +39,7 @@ export async function startFaultSystem(options: OperatorSystemOptions = {}): Pro
     env: { ...FAULT_ENV, ...options.env },
     emulator: { ...options.emulator, namespaces: [NAMESPACE] },
   });
-  const supervisor = superviseWatchers(sys);
+  const supervisor = superviseProcesses(sys);
   const fleet = new Fleet(sys);
   return {
     sys,
@@ -53,22 +53,24 @@ export async function startFaultSystem(options: OperatorSystemOptions = {}): Pro
 }
 
 /**
- * What the watcher Deployment does: a watcher that exits on its own with an error (it lost its
- * Lease, e.g. when the API server was unreachable past the renew deadline, and exits to restart
- * clean) is replaced by a new one. Watchers the test stops or kills (exit 0 or by signal) are not.
+ * What the Deployments do: a process that exits on its own with an error is replaced by a new one
+ * (a watcher that lost its Lease exits to restart clean; any process may die at start-up, e.g.
+ * when another test took its port first). Processes the test stops or kills (exit 0 or by signal)
+ * are not.
  */
-function superviseWatchers(sys: OperatorSystem): { stop(): Promise<void> } {
+function superviseProcesses(sys: OperatorSystem): { stop(): Promise<void> } {
   let supervising = true;
   const starting = new Set<Promise<unknown>>();
-  const watch = (watcher: ManagedProcess): void => {
-    void watcher.exited.then((code) => {
+  const watch = (proc: ManagedProcess, start: () => Promise<ManagedProcess>): void => {
+    void proc.exited.then((code) => {
       if (!supervising || code === null || code === 0) return;
-      const replacement = sys.startWatcher().then(watch);
+      const replacement = start().then((next) => watch(next, start));
       starting.add(replacement);
       void replacement.finally(() => starting.delete(replacement));
     });
   };
-  sys.watchers.forEach(watch);
+  for (const w of sys.watchers) watch(w, () => sys.startWatcher());
+  for (const w of sys.workers) watch(w, () => sys.startWorker());
   return {
     async stop() {
       supervising = false;
