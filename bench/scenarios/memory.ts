@@ -102,8 +102,7 @@ export const memoryScenario: Scenario = {
       };
     });
     const table: Table = {
-      title:
-        'Resident memory after the initial sync and first pass, each BackupJob with its CronJob',
+      title: `Resident memory after the initial sync and ${WARM_RECONCILES} reconciles, each BackupJob with its CronJob`,
       columns: [
         { key: 'objects', label: 'BackupJobs' },
         { key: 'system', label: 'system' },
