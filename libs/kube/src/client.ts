@@ -1,5 +1,6 @@
 import { delimiter } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { reuseConnections } from './connection-reuse.js';
 
 /**
  * Loads the KubeConfig the operator talks with: the KUBECONFIG file(s) when given (merged as
@@ -26,7 +27,7 @@ export function loadKubeConfig(kubeconfig: string | undefined): KubeConfig {
     kc.loadFromCluster();
   }
   apiServerUrl(kc);
-  return kc;
+  return reuseConnections(kc);
 }
 
 /** The API server the current context points at; logged at start so a wrong cluster shows. */

@@ -1,5 +1,6 @@
 export { Backoff, sleep, defaultBackoff, type BackoffOptions } from './backoff.js';
 export { apiServerUrl, loadKubeConfig } from './client.js';
+export { reuseConnections } from './connection-reuse.js';
 export {
   backupJobKeyOfCronJob,
   backupJobKeyOfJob,
