@@ -17,15 +17,21 @@ describe('API error storms', { timeout: 300_000 }, () => {
   });
   after(() => fs?.stop());
 
-  /** Sum of a metric over processes (a process whose metrics cannot be read counts 0). */
+  /**
+   * Sum of a metric over processes; one whose metrics cannot be read (exited, or a replacement
+   * still starting) counts 0.
+   */
   async function total(
     procs: readonly ManagedProcess[],
     name: string,
     labels: Record<string, string> = {},
   ): Promise<number> {
     const values = await Promise.all(
-      procs.map(async (p) =>
-        p.running ? metricValue(await scrapeMetrics(fs.sys, p), name, labels) : 0,
+      procs.map((p) =>
+        scrapeMetrics(fs.sys, p).then(
+          (text) => metricValue(text, name, labels),
+          () => 0,
+        ),
       ),
     );
     return values.reduce((a, b) => a + b, 0);

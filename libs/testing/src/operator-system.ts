@@ -133,7 +133,15 @@ export async function startOperatorSystem(
     // After the caller's options: the operator's own namespace must exist whatever else is asked.
     namespaces: [OPERATOR_NAMESPACE, ...(options.emulator?.namespaces ?? [])],
   });
-  const redis = options.redisUrl ? undefined : await startRedisServer();
+  let redis: RedisServer | undefined;
+  try {
+    redis = options.redisUrl ? undefined : await startRedisServer();
+  } catch (err) {
+    // The caller gets no system to stop: a listening emulator would keep its process alive.
+    await emulator.stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   const redisUrl = options.redisUrl ?? redis!.url;
   const kubeconfigPath = join(dir, 'admin.kubeconfig');
   writeFileSync(kubeconfigPath, emulator.kubeconfig);
