@@ -19,12 +19,9 @@ describe('a worker SIGKILLed mid-reconcile', { timeout: 240_000 }, () => {
     fleet.create(20);
     await waitConverged(sys, fleet);
 
-    // Every read of a BackupJob by a worker waits, so each run lasts long enough for a kill to
-    // land inside it.
-    const slow = sys.emulator.faults.addLatency({
-      match: { user: USERS.worker, resource: 'backupjobs', verb: 'get' },
-      fixedMs: 1_500,
-    });
+    // Every request of a worker waits, so each run lasts seconds (well inside the 5 s lock) and a
+    // kill lands inside one whatever calls a run makes.
+    const slow = sys.emulator.faults.addLatency({ match: { user: USERS.worker }, fixedMs: 400 });
     const load = fleet.startLoad({ creates: 30 });
     const victim = await eventually(
       'a worker with a reconcile in flight',
