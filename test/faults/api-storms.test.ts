@@ -3,17 +3,15 @@ import { after, before, describe, test } from 'node:test';
 import type { ErrorFault } from '../../libs/apiserver-emulator/src/index.js';
 import type { ManagedProcess } from '../../libs/testing/src/process.js';
 import { eventually, metricValue, scrapeMetrics, USERS } from '../e2e/support.js';
-import { assertConvergedEndState, waitConverged } from './support/convergence.js';
-import { startFaultSystem, waitForLeader, type FaultSystem } from './support/system.js';
+import { assertConvergedEndState, startConvergedFaultSystem } from './support/convergence.js';
+import { waitForLeader, type FaultSystem } from './support/system.js';
 
 const WRITES = ['create', 'update', 'patch'];
 
 describe('API error storms', { timeout: 300_000 }, () => {
   let fs: FaultSystem;
   before(async () => {
-    fs = await startFaultSystem();
-    fs.fleet.create(20);
-    await waitConverged(fs.sys, fs.fleet);
+    fs = await startConvergedFaultSystem();
   });
   after(() => fs?.stop());
 

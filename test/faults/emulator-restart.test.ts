@@ -1,14 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import { eventually } from '../e2e/support.js';
-import { assertConvergedEndState, waitConverged } from './support/convergence.js';
-import { startFaultSystem, waitForLeader, type FaultSystem } from './support/system.js';
+import { assertConvergedEndState, startConvergedFaultSystem } from './support/convergence.js';
+import { waitForLeader, type FaultSystem } from './support/system.js';
 
 describe('the API server restarted with its data kept', { timeout: 240_000 }, () => {
   let fs: FaultSystem;
   before(async () => {
-    fs = await startFaultSystem();
-    fs.fleet.create(20);
-    await waitConverged(fs.sys, fs.fleet);
+    fs = await startConvergedFaultSystem();
   });
   after(() => fs?.stop());
 

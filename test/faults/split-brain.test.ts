@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eventually, jsonLines } from '../e2e/support.js';
-import { assertConvergedEndState, waitConverged } from './support/convergence.js';
-import { lineTime, startFaultSystem, waitForLeader, type FaultSystem } from './support/system.js';
+import { assertConvergedEndState, startConvergedFaultSystem } from './support/convergence.js';
+import { lineTime, waitForLeader, type FaultSystem } from './support/system.js';
 
 describe('two watchers leading at once (split brain)', { timeout: 240_000 }, () => {
   let fs: FaultSystem;
   before(async () => {
-    fs = await startFaultSystem({ workers: 3 });
-    fs.fleet.create(20);
-    await waitConverged(fs.sys, fs.fleet);
+    fs = await startConvergedFaultSystem({ workers: 3 });
   });
   after(() => fs?.stop());
 

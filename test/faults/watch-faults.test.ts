@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eventually, getBackupJob, USERS } from '../e2e/support.js';
-import { assertConvergedEndState, waitConverged } from './support/convergence.js';
+import { assertConvergedEndState, startConvergedFaultSystem } from './support/convergence.js';
 import { NAMESPACE } from './support/fleet.js';
-import { startFaultSystem, waitForLeader, type FaultSystem } from './support/system.js';
+import { waitForLeader, type FaultSystem } from './support/system.js';
 
 const WATCHER = { user: USERS.watcher };
 
 describe('the watcher’s watches dropped, expired (410) and stalled', { timeout: 300_000 }, () => {
   let fs: FaultSystem;
   before(async () => {
-    fs = await startFaultSystem();
-    fs.fleet.create(20);
-    await waitConverged(fs.sys, fs.fleet);
+    fs = await startConvergedFaultSystem();
   });
   after(() => fs?.stop());
 

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
-import type { OperatorSystem } from '../../../libs/testing/src/operator-system.js';
+import type {
+  OperatorSystem,
+  OperatorSystemOptions,
+} from '../../../libs/testing/src/operator-system.js';
 import type { ManagedProcess } from '../../../libs/testing/src/process.js';
 import { condition, eventually, getBackupJob, getCronJob, jsonLines } from '../../e2e/support.js';
 import { NAMESPACE, type Fleet } from './fleet.js';
+import { startFaultSystem, type FaultSystem } from './system.js';
 import { lastStarts, overlappingRuns, reconcileRuns, type ReconcileRun } from './reconcile-log.js';
 
 interface CronJobSpec {
@@ -140,4 +144,15 @@ export async function assertConvergedEndState(
     'two workers reconciled one key at the same time',
   );
   return runs();
+}
+
+/** The starting point of most fault tests: the system up with `count` BackupJobs, all converged. */
+export async function startConvergedFaultSystem(
+  options: OperatorSystemOptions = {},
+  count = 20,
+): Promise<FaultSystem> {
+  const fs = await startFaultSystem(options);
+  fs.fleet.create(count);
+  await waitConverged(fs.sys, fs.fleet);
+  return fs;
 }
