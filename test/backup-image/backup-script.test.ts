@@ -165,7 +165,9 @@ describe('backup image script: retention and cleanup', () => {
     const longAgo = daysAgo(60);
     for (const name of [recent, ...foreign])
       utimesSync(join(ws.destination, name), longAgo, longAgo);
-    mkdirSync(join(ws.destination, `postgres-${utcStamp(daysAgo(40))}.sql.gz`));
+    // Named once: a second name computed later could fall in the next second.
+    const directory = `postgres-${utcStamp(daysAgo(40))}.sql.gz`;
+    mkdirSync(join(ws.destination, directory));
 
     const result = runBackupScript(ws, {
       BACKUP_TARGET: `postgres://${POSTGRES.host}/${db.database}`,
@@ -174,12 +176,7 @@ describe('backup image script: retention and cleanup', () => {
 
     const ok = backupOk(result);
     assert.equal(ok.pruned, expired.length);
-    const kept = [
-      basename(ok.file),
-      recent,
-      ...foreign,
-      `postgres-${utcStamp(daysAgo(40))}.sql.gz`,
-    ].sort();
+    const kept = [basename(ok.file), recent, ...foreign, directory].sort();
     assert.deepEqual(filesIn(ws.destination), kept);
   });
 
