@@ -241,7 +241,14 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
     take: number,
   ): Promise<FinishAndTakeResult | undefined> {
     try {
-      const step = await this.store.finishAndTake(shard, finish, take, this.maxIdleMs);
+      const step = await this.store.finishAndTake(
+        shard,
+        finish,
+        take,
+        this.maxIdleMs,
+        this.seenEpoch(shard),
+      );
+      this.observeEpoch(shard, step.epoch);
       this.metrics?.incAdds(step.promoted);
       for (const taken of step.taken) {
         this.metrics?.observeQueueDuration((step.now - taken.enqueuedAt) / 1000);

@@ -53,6 +53,16 @@ export abstract class QueueBase<
     return this.resetDetector?.check() ?? Promise.resolve();
   }
 
+  /** The epoch of a shard this client saw last, for scripts that check it. */
+  protected seenEpoch(shard: number): string {
+    return this.resetDetector?.seenEpoch(shard) ?? '';
+  }
+
+  /** Records the epoch a script returned, emitting `reset` if Redis lost the shard. */
+  protected observeEpoch(shard: number, epoch: string): void {
+    this.resetDetector?.observe(shard, epoch);
+  }
+
   protected watchForReset(shards: readonly number[]): void {
     this.resetDetector = new ResetDetector(
       this.store,

@@ -4,7 +4,9 @@ import type { QueueStore } from './store.js';
 /**
  * Notices that Redis lost the queue (restarted empty, failed over to an empty replica): the
  * epoch marker of a shard vanished or changed since this client last saw it. Checks on every
- * (re)connect and periodically, so a client that was idle through the outage still finds out.
+ * (re)connect and periodically, so a client that was idle through the outage still finds out;
+ * consumers also report the epoch every step returns, so a busy one finds out at its next step.
+ * Passing the last seen epoch lets the scripts hold the shard after a loss (see checkEpoch.lua).
  */
 export class ResetDetector {
   private readonly seen = new Map<number, string>();
@@ -32,24 +34,36 @@ export class ResetDetector {
     await this.checking;
   }
 
+  /** The epoch of a shard when this client last looked; '' before the first look. */
+  seenEpoch(shard: number): string {
+    return this.seen.get(shard) ?? '';
+  }
+
+  /** Records an epoch a script returned; reports the shard if it changed. */
+  observe(shard: number, epoch: string): void {
+    if (this.changed(shard, epoch)) this.onReset([shard]);
+  }
+
   /** Resolves once every shard was compared; reports each loss once. */
   check(): Promise<void> {
     this.checking ??= this.compareAll().finally(() => (this.checking = undefined));
     return this.checking;
   }
 
+  private changed(shard: number, epoch: string): boolean {
+    const before = this.seen.get(shard);
+    this.seen.set(shard, epoch);
+    return before !== undefined && before !== epoch;
+  }
+
   private async compareAll(): Promise<void> {
     try {
       const epochs = await Promise.all(
-        this.shards.map((shard) => this.store.checkEpoch(shard, randomUUID())),
+        this.shards.map((shard) =>
+          this.store.checkEpoch(shard, randomUUID(), this.seenEpoch(shard)),
+        ),
       );
-      const lost: number[] = [];
-      this.shards.forEach((shard, i) => {
-        const epoch = epochs[i] as string;
-        const before = this.seen.get(shard);
-        if (before !== undefined && before !== epoch) lost.push(shard);
-        this.seen.set(shard, epoch);
-      });
+      const lost = this.shards.filter((shard, i) => this.changed(shard, epochs[i] as string));
       if (lost.length > 0) this.onReset(lost);
     } catch (err) {
       this.onError(err as Error);

@@ -4,10 +4,20 @@ import type { RedisClient } from './connection.js';
 /** The Lua scripts beside this module; the number in a file name is its count of Redis keys. */
 const scriptFiles = {
   addKeys: 'addKeys-5.lua',
-  finishAndTake: 'finishAndTake-7.lua',
+  finishAndTake: 'finishAndTake-9.lua',
   extendLeases: 'extendLeases-2.lua',
-  checkEpoch: 'checkEpoch-1.lua',
+  checkEpoch: 'checkEpoch-2.lua',
 } as const;
+
+/** `-- @include name.lua` pulls in a shared piece from includes/, so scripts share no copies. */
+const includeLine = /^-- @include (\S+)$/gm;
+
+function readScript(file: string): string {
+  const lua = readFileSync(new URL(`./${file}`, import.meta.url), 'utf8');
+  return lua.replace(includeLine, (_, name: string) =>
+    readFileSync(new URL(`./includes/${name}`, import.meta.url), 'utf8'),
+  );
+}
 
 export type ScriptName = keyof typeof scriptFiles;
 
@@ -21,7 +31,7 @@ function loadSources(): Map<ScriptName, { lua: string; numberOfKeys: number }> {
     Object.entries(scriptFiles).map(([name, file]) => [
       name as ScriptName,
       {
-        lua: readFileSync(new URL(`./${file}`, import.meta.url), 'utf8'),
+        lua: readScript(file),
         numberOfKeys: Number(/-(\d+)\.lua$/.exec(file)?.[1]),
       },
     ]),

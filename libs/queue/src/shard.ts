@@ -21,6 +21,7 @@ export interface ShardKeys {
   fail: string;
   notify: string;
   epoch: string;
+  hold: string;
 }
 
 export function shardKeys(prefix: string, name: string, shard: number): ShardKeys {
@@ -34,6 +35,7 @@ export function shardKeys(prefix: string, name: string, shard: number): ShardKey
     fail: `${base}fail`,
     notify: `${base}notify`,
     epoch: `${base}epoch`,
+    hold: `${base}hold`,
   };
 }
 

@@ -27,6 +27,8 @@ export interface FinishAndTakeResult {
   sleepMs: number;
   /** Delayed keys that became pending in this step. */
   promoted: number;
+  /** The shard's Redis-loss marker (see ResetDetector). */
+  epoch: string;
   taken: TakenKey[];
 }
 
@@ -95,6 +97,7 @@ export class QueueStore {
     finish: FinishRequest | undefined,
     take: number,
     maxSleepMs: number,
+    seenEpoch: string,
   ): Promise<FinishAndTakeResult> {
     const k = this.keys(shard);
     const seq = this.tokenSeq;
@@ -107,6 +110,8 @@ export class QueueStore {
       k.dirty,
       k.fail,
       k.notify,
+      k.epoch,
+      k.hold,
       finish?.key ?? '',
       finish?.token ?? '',
       finish?.outcome ?? 'ok',
@@ -118,9 +123,11 @@ export class QueueStore {
       this.tokenPrefix,
       seq,
       Math.max(1, Math.round(maxSleepMs)),
+      randomUUID(),
+      seenEpoch,
     )) as (string | number)[];
     const taken: TakenKey[] = [];
-    for (let i = 4; i + 2 < reply.length; i += 3) {
+    for (let i = 5; i + 2 < reply.length; i += 3) {
       const score = Number(reply[i + 1]);
       taken.push({
         key: String(reply[i]),
@@ -134,6 +141,7 @@ export class QueueStore {
       now: Number(reply[1]),
       sleepMs: Number(reply[2]),
       promoted: Number(reply[3]),
+      epoch: String(reply[4]),
       taken,
     };
   }
@@ -151,8 +159,17 @@ export class QueueStore {
     return reply.map((v) => v === 1);
   }
 
-  async checkEpoch(shard: number, fresh: string): Promise<string> {
-    return String(await this.scripts.checkEpoch(this.keys(shard).epoch, fresh));
+  /** The shard's epoch; holds the shard when it differs from `seenEpoch` (see checkEpoch.lua). */
+  async checkEpoch(shard: number, fresh: string, seenEpoch: string): Promise<string> {
+    const k = this.keys(shard);
+    const epoch = await this.scripts.checkEpoch(
+      k.epoch,
+      k.hold,
+      fresh,
+      seenEpoch,
+      this.options.lockDurationMs,
+    );
+    return String(epoch);
   }
 
   async depth(shard: number): Promise<ShardDepth> {

@@ -404,6 +404,41 @@ for (const kind of backendKinds) {
         await waitFor(() => runs.some((r) => r.key === 'ns/r2'), 'a run after the restart');
       });
 
+      test('Redis restarted empty: a key running then is not run again until that run ended', async () => {
+        const options = queueOptions(backend);
+        const queue = producer(options);
+        const held = gate();
+        // The run ends only when the queue aborts it: its lease vanished with the data.
+        const a = consumer(options, (key, ctx) =>
+          key === 'ns/long'
+            ? new Promise<void>((resolve) => {
+                ctx.signal.addEventListener('abort', () => resolve());
+                void held.promise.then(resolve);
+              })
+            : undefined,
+        );
+        const b = consumer(options);
+        await queue.add('ns/long');
+        await waitFor(() => a.runs.length === 1, 'the first run');
+        await Promise.all([queue.checkForReset(), a.consumer.checkForReset()]);
+        await b.consumer.checkForReset();
+        await backend.restartEmpty?.();
+        // What the watcher does on `reset`: add every key again.
+        await waitFor(
+          async () => (await queue.add('ns/long').catch(() => false)) !== false,
+          'the key to be added again',
+        );
+        await waitFor(() => a.runs.length + b.runs.length === 2, 'the key to run again');
+        const [first, second] = [...a.runs, ...b.runs].sort((x, y) => x.start - y.start);
+        held.open();
+        assert.ok(first && second);
+        assert.ok(first.end !== undefined, 'the run from before the restart was still going');
+        assert.ok(
+          second.start >= first.end,
+          `the second run started ${first.end - second.start} ms before the first ended`,
+        );
+      });
+
       test('Redis gone: calls fail instead of hanging and shutdown completes', async () => {
         const server = await startRedisServer();
         const options = queueOptions(backend, { connection: { url: server.url } });

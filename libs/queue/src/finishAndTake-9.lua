@@ -9,6 +9,7 @@
   KEYS[5] dirty    HASH key -> priority of an add seen while the key ran
   KEYS[6] fail     HASH key -> consecutive failures (client-go NumRequeues)
   KEYS[7] notify   LIST wake-up marker (at most one element)
+  KEYS[8] epoch    STRING Redis-loss marker, KEYS[9] hold: see includes/checkEpoch.lua
 
   ARGV[1] key that finished ('' when only taking)
   ARGV[2] its token
@@ -18,16 +19,21 @@
   ARGV[7] how many keys to take, ARGV[8] lease ms
   ARGV[9] token prefix; the i-th taken key gets token ARGV[9] .. (ARGV[10] + i)
   ARGV[11] longest idle sleep in ms to suggest
+  ARGV[12] a fresh random epoch, ARGV[13] the epoch this consumer saw last ('' for none)
 
-  Returns { finished, now, sleepMs, promoted, key1, score1, failures1, key2, ... }
+  Returns { finished, now, sleepMs, promoted, epoch, key1, score1, failures1, key2, ... }
     finished: 1 done, 0 nothing to finish, -1 the token no longer owns the key (fenced)
-    sleepMs:  when nothing was taken, how long until a delayed key or a lease falls due
+    sleepMs:  when nothing was taken, how long until a delayed key, a lease or the hold falls due
     promoted: delayed keys that became pending (they count as adds)
+    epoch:    the shard's current epoch; checked on every call, so the first consumer step after
+              Redis lost the shard holds it before any key can be taken twice
 
   Why it is race-free: the key leaves leases and, if dirty, enters ready in the same step, so an
   add that raced with the run has either marked it dirty (one more turn) or will find it idle.
   Taking moves a key from ready to leases atomically, so no second consumer can take it.
 ]]
+-- @include checkEpoch.lua
+
 -- Scores in ready are microseconds, so FIFO order holds within a millisecond; low priority
 -- adds an offset larger than any enqueue time (about 127 years).
 local LOW_PRIORITY_OFFSET = 4e15
@@ -117,13 +123,21 @@ local function sleepHint()
   return math.max(sleep, 0)
 end
 
+local epoch = checkEpoch(KEYS[8], KEYS[9], ARGV[12], ARGV[13], tonumber(ARGV[8]))
+local held = redis.call('PTTL', KEYS[9])
+
 local finished = 0
 if ARGV[1] ~= '' then
   finished = finish(ARGV[1], ARGV[2], ARGV[3])
 end
 
-local result = { finished, now, 0, 0 }
+local result = { finished, now, 0, 0, epoch }
 local want = tonumber(ARGV[7])
+if held > 0 then
+  -- Waking others would only make them find the hold too: they sleep until it ends.
+  result[3] = math.min(held, tonumber(ARGV[11]))
+  return result
+end
 if want > 0 then
   recoverExpiredLeases()
   result[4] = promoteDueKeys()
