@@ -50,6 +50,15 @@ export class ReconcileLoop implements OnApplicationBootstrap {
     this.consumer.on('leaseLost', (key) =>
       logger.warn('lease lost: another worker took over the key', { key }),
     );
+    this.consumer.on('reset', (shards) =>
+      logger.warn(
+        'the queue lost its data in Redis; its shards take no key for one lock duration',
+        {
+          shards,
+          lockDurationMs: config.queue.lockDurationMs,
+        },
+      ),
+    );
     this.consumer.on('runFailed', (key, err, terminal) =>
       logger.warn('reconcile failed', { key, err, terminal }),
     );

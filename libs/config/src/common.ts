@@ -13,7 +13,7 @@ export interface ListenConfig {
 }
 
 export interface QueueConfig {
-  /** Prefix of every Redis key and BullMQ queue name. */
+  /** Prefix of every Redis key of the queue. */
   readonly name: string;
   readonly shards: number;
   /** How long a worker's claim on a key lasts without renewal: how soon a killed worker's key runs elsewhere. */

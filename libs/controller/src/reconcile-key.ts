@@ -81,7 +81,10 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
       result = output.result;
     } catch (err) {
       // The queue knows why it aborted (lease lost, shutdown); hand its reason back unchanged.
-      if (run.signal?.aborted) throw run.signal.reason;
+      if (run.signal?.aborted) {
+        log.warn('reconcile aborted', { reason: String(run.signal.reason) });
+        throw run.signal.reason;
+      }
       return handleFailure(err, { clients: scoped, executor, log, clock, namespace, name });
     }
     return toQueueResult(result);
