@@ -115,11 +115,6 @@ export interface EndStateOptions {
   /** When each SIGKILLed worker died: its run in flight then is taken to last until that moment. */
   readonly killedAt?: ReadonlyMap<ManagedProcess, number>;
   readonly timeoutMs?: number;
-  /**
-   * Overlaps involving a run that started before this time are not counted: the runs under way
-   * when Redis lost the queue's leases (see redis-restart.test.ts for why, and what still holds).
-   */
-  readonly leasesLostAt?: number;
 }
 
 /**
@@ -134,12 +129,8 @@ export async function assertConvergedEndState(
 ): Promise<ReconcileRun[]> {
   const runs = () => reconcileRuns(sys.workers, options.killedAt);
   await waitConverged(sys, fleet, options.timeoutMs, () => lastStarts(runs()));
-  const lostAt = options.leasesLostAt;
-  const overlaps = overlappingRuns(runs()).filter(
-    ([a, b]) => lostAt === undefined || (a.start >= lostAt && b.start >= lostAt),
-  );
   assert.deepEqual(
-    overlaps.map(([a, b]) => `${a.key}: ${describeRun(a)} and ${describeRun(b)}`),
+    overlappingRuns(runs()).map(([a, b]) => `${a.key}: ${describeRun(a)} and ${describeRun(b)}`),
     [],
     'two workers reconciled one key at the same time',
   );

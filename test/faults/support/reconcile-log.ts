@@ -13,9 +13,10 @@ export interface ReconcileRun {
   readonly ended: boolean;
 }
 
-/** The lines that close a reconcile: success, or the way a failed call ends the run. */
+/** The lines that close a reconcile: success, the way a failed call ends it, or an abort. */
 const END_MESSAGES = new Set([
   'reconciled',
+  'reconcile aborted',
   'stale read; retrying now',
   'API server asked to retry later',
   'API call failed; backing off',
@@ -27,8 +28,8 @@ const QUEUE_FAILURE = 'reconcile failed';
 
 /**
  * Every reconcile the workers logged, paired by reconcileID. A run the queue aborted (its lease
- * was lost, or shutdown) writes no end line of its own: it ends at the queue's `reconcile failed`
- * line for its key. `killedAt` gives the time each SIGKILLed worker died: a run of it without an
+ * was lost, or shutdown) ends at its `reconcile aborted` line, or, if the handler returned without
+ * noticing, at the queue's `reconcile failed` line for its key. `killedAt` gives the time each SIGKILLed worker died: a run of it without an
  * end line is taken to last until then. A run of a live worker without an end line is still going
  * and ends "now".
  */
