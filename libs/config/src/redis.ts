@@ -48,8 +48,8 @@ function parseRedisUrl(text: string): RedisConfig | undefined {
 }
 
 /**
- * ioredis options for one connection; callers add their own (BullMQ workers need
- * `maxRetriesPerRequest: null`). Built from fields rather than the URL so REDIS_PASSWORD applies.
+ * ioredis options for one connection; callers add their own (retry and timeout settings).
+ * Built from fields rather than the URL so REDIS_PASSWORD applies.
  */
 export function redisOptions(config: RedisConfig, extra: RedisOptions = {}): RedisOptions {
   return {
