@@ -108,10 +108,12 @@ function readBackupJob(clients: KubeClients, namespace: string, name: string) {
   );
 }
 
+/**
+ * Reads the BackupJob and its children in one round trip rather than two: the API round trip, not
+ * CPU, bounds a reconcile. The children's reads are dropped when the BackupJob is gone.
+ */
 async function readWorld(clients: KubeClients, namespace: string, name: string): Promise<World> {
-  const backupJob = await readBackupJob(clients, namespace, name);
-  if (!backupJob) return { backupJob, cronJob: undefined, jobs: [] };
-  const [cronJob, jobs] = await Promise.all([
+  const children = Promise.all([
     orUndefined(
       clients.batch.readNamespacedCronJob(
         { namespace, name: cronJobName(name) },
@@ -123,6 +125,11 @@ async function readWorld(clients: KubeClients, namespace: string, name: string):
       clients.options(),
     ),
   ]);
+  // Settled either way below; this only keeps a failure of a dropped read from going unhandled.
+  children.catch(() => undefined);
+  const backupJob = await readBackupJob(clients, namespace, name);
+  if (!backupJob) return { backupJob, cronJob: undefined, jobs: [] };
+  const [cronJob, jobs] = await children;
   return { backupJob, cronJob, jobs: jobs.items };
 }
 

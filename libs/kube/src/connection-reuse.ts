@@ -1,8 +1,6 @@
 import type { KubeConfig, RequestContext } from '@kubernetes/client-node';
 
-type ContextDispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>> & {
-  close?: () => Promise<void>;
-};
+type ContextDispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
 
 /**
  * Keeps one connection pool per cluster and user. client-node 2.0.1 builds a new undici Agent on
@@ -24,8 +22,8 @@ export function reuseConnections(kc: KubeConfig): KubeConfig {
       pools.set(key, fresh);
       return;
     }
-    // Never used, so closing it releases nothing but the object.
-    void fresh.close?.();
+    // The fresh Agent never connected, so it holds nothing; closing it would only build the
+    // ClientDestroyedError undici hands its pending callbacks, a stack trace per request.
     context.setDispatcher(kept);
   };
   return kc;

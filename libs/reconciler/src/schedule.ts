@@ -134,8 +134,36 @@ export interface ScheduleTimes {
   readonly next: Date | undefined;
 }
 
+/**
+ * Every reconcile asks for the times around "now" of the same schedules, and cron-parser's zone
+ * arithmetic was the largest share of a worker's own CPU. The answer is the same for any reference
+ * in [previous, next), so it is kept per expression and zone and reused inside that window: a
+ * cache of a pure function, which leaves the reconciler a function of its inputs.
+ */
+const remembered = new Map<string, { previous: Date; next: Date }>();
+const rememberedMax = 10_000;
+
 /** Parses a normalized expression; a problem when it never matches a date (e.g. "0 0 31 2 *"). */
 export function scheduleTimes(
+  expression: string,
+  timeZone: string,
+  reference: Date,
+): ScheduleTimes | { problem: string } {
+  const key = `${expression}\n${timeZone}`;
+  const at = reference.getTime();
+  const known = remembered.get(key);
+  if (known && known.previous.getTime() <= at && at < known.next.getTime()) {
+    return { previous: new Date(known.previous), next: new Date(known.next) };
+  }
+  const times = computeScheduleTimes(expression, timeZone, reference);
+  if ('previous' in times && times.previous && times.next) {
+    if (remembered.size >= rememberedMax) remembered.clear();
+    remembered.set(key, { previous: new Date(times.previous), next: new Date(times.next) });
+  }
+  return times;
+}
+
+function computeScheduleTimes(
   expression: string,
   timeZone: string,
   reference: Date,

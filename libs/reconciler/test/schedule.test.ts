@@ -89,6 +89,30 @@ describe('scheduleTimes', () => {
     assert.equal(times.next?.toISOString(), '2026-05-29T13:00:00.000Z');
   });
 
+  test('remembered times are only reused inside their window, in any order of references', () => {
+    const quarter = 15 * 60_000;
+    const start = Date.parse('2026-05-29T12:00:00Z');
+    // On, just before and just after every boundary, visited out of order.
+    const references = [0, 1, 4, 2, 3, 0, 4]
+      .flatMap((n) => [start + n * quarter - 1, start + n * quarter, start + n * quarter + 1])
+      .sort((a, b) => ((a * 7919) % 1000) - ((b * 7919) % 1000));
+    for (const at of references) {
+      const times = scheduleTimes('*/15 * * * *', 'UTC', new Date(at));
+      assert.ok(!('problem' in times));
+      const previous = Math.floor(at / quarter) * quarter;
+      assert.equal(
+        times.previous?.getTime(),
+        previous,
+        `previous of ${new Date(at).toISOString()}`,
+      );
+      assert.equal(
+        times.next?.getTime(),
+        previous + quarter,
+        `next of ${new Date(at).toISOString()}`,
+      );
+    }
+  });
+
   test('an expression that never matches a date is a problem', () => {
     const times = scheduleTimes('0 0 31 2 *', 'UTC', new Date('2026-05-29T12:00:00Z'));
     assert.ok('problem' in times);
