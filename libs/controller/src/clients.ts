@@ -8,6 +8,14 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
+import { MANAGED_BY_VALUE } from '../../api/src/index.js';
+
+/**
+ * The API server names the field manager of a write without `fieldManager` after the User-Agent
+ * up to its first '/'. client-node's own agent would make every write "kubernetes-client-javascript",
+ * and the watcher tells the operator's own writes from anyone else's by this name.
+ */
+export const USER_AGENT = `${MANAGED_BY_VALUE}/worker`;
 
 /** The generated API clients the controller uses, sharing one KubeConfig. */
 export interface KubeClients {
@@ -23,8 +31,8 @@ export interface KubeClients {
 /**
  * Middleware in the shape client-node's setHeaderOptions builds (its Observable). It bounds each
  * request with a timeout, since a hung connection must not hold a key forever, ties it to the
- * run's signal, and sets the Content-Type, which the generated patch methods would otherwise
- * send as JSON patch.
+ * run's signal, names the operator as the writer (USER_AGENT), and sets the Content-Type, which
+ * the generated patch methods would otherwise send as JSON patch.
  */
 function requestMiddleware(
   timeoutMs: number,
@@ -35,6 +43,7 @@ function requestMiddleware(
     pre: (context: RequestContext) => {
       const timeout = AbortSignal.timeout(timeoutMs);
       context.setSignal(signal ? AbortSignal.any([timeout, signal]) : timeout);
+      context.setHeaderParam('User-Agent', USER_AGENT);
       if (contentType) context.setHeaderParam('Content-Type', contentType);
       return new Observable(Promise.resolve(context));
     },

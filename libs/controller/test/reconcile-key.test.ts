@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { FINALIZER } from '../../api/src/index.js';
+import { FINALIZER, MANAGED_BY_VALUE } from '../../api/src/index.js';
 import { TerminalError } from '../../queue/src/result.js';
 import { cronJobName } from '../../reconciler/src/index.js';
 import { IMMEDIATE_REQUEUE_MS, parseKey } from '../src/index.js';
@@ -55,6 +55,14 @@ describe('reconcileKey against the API emulator', () => {
       eventsFor(h, 'mysql-daily').map((e) => (e as unknown as { reason: string }).reason),
       ['CronJobCreated'],
     );
+    // The watcher tells the operator's own writes from others' by this field manager.
+    type Entry = { manager?: string; subresource?: string };
+    const managers = (meta?: { managedFields?: Entry[] }, subresource?: string) =>
+      (meta?.managedFields ?? [])
+        .filter((e) => e.subresource === subresource)
+        .map((e) => e.manager);
+    assert.deepEqual(managers(cj.metadata), [MANAGED_BY_VALUE]);
+    assert.deepEqual(managers(stored?.metadata, 'status'), [MANAGED_BY_VALUE]);
   });
 
   test('reconciling the unchanged BackupJob again makes zero writes', async () => {
