@@ -42,13 +42,19 @@ export const resourceVersionChanged: UpdatePredicate = (old, obj) =>
  * the resync instead; a server that records no managedFields never reports tampering here.
  */
 export function statusWrittenByOther(fieldManager: string): UpdatePredicate {
-  return (old, obj) => {
-    const before = foreignStatusWrites(old.metadata.managedFields, fieldManager);
-    for (const [writer, time] of foreignStatusWrites(obj.metadata.managedFields, fieldManager)) {
-      if (before.get(writer) !== time) return true;
-    }
-    return false;
-  };
+  return (old, obj) => foreignWriteSince(old, obj, fieldManager, true);
+}
+
+/**
+ * Someone other than `fieldManager` wrote the object, in any subresource, or the server records
+ * no managedFields, so nobody can be ruled out. For the operator's children: its own writes to a
+ * CronJob come back as events that would only re-run a reconcile that already knows what it
+ * wrote, while anyone else's (an edit, the CronJob controller's status) must be looked at. Same
+ * one-second limit as statusWrittenByOther.
+ */
+export function writtenByOther(fieldManager: string): UpdatePredicate {
+  return (old, obj) =>
+    !obj.metadata.managedFields?.length || foreignWriteSince(old, obj, fieldManager, false);
 }
 
 export function or<T extends KubeObject>(...predicates: UpdatePredicate<T>[]): UpdatePredicate<T> {
@@ -75,15 +81,43 @@ export function backupJobUpdatePredicate(fieldManager: string): UpdatePredicate 
   );
 }
 
-/** `manager|operation` → time of that manager's last write to the status subresource. */
-function foreignStatusWrites(
+/**
+ * What a CronJob update must change to be worth reconciling its BackupJob: a write by anyone but
+ * the operator, or a change no managedFields entry records (deletion under way, owners moved by
+ * the garbage collector).
+ */
+export function cronJobUpdatePredicate(fieldManager: string): UpdatePredicate {
+  return or(deletionTimestampChanged, ownerReferencesChanged, writtenByOther(fieldManager));
+}
+
+function foreignWriteSince(
+  old: KubeObject,
+  obj: KubeObject,
+  fieldManager: string,
+  statusOnly: boolean,
+): boolean {
+  const before = foreignWrites(old.metadata.managedFields, fieldManager, statusOnly);
+  for (const [writer, time] of foreignWrites(
+    obj.metadata.managedFields,
+    fieldManager,
+    statusOnly,
+  )) {
+    if (before.get(writer) !== time) return true;
+  }
+  return false;
+}
+
+/** `manager|operation|subresource` → time of that manager's last write. */
+function foreignWrites(
   entries: readonly ManagedFieldsEntry[] | undefined,
   fieldManager: string,
+  statusOnly: boolean,
 ): Map<string, string> {
   const writes = new Map<string, string>();
   for (const entry of entries ?? []) {
-    if (entry.subresource !== 'status' || entry.manager === fieldManager) continue;
-    writes.set(`${entry.manager ?? ''}|${entry.operation ?? ''}`, entry.time ?? '');
+    if (entry.manager === fieldManager || (statusOnly && entry.subresource !== 'status')) continue;
+    const writer = `${entry.manager ?? ''}|${entry.operation ?? ''}|${entry.subresource ?? ''}`;
+    writes.set(writer, entry.time ?? '');
   }
   return writes;
 }

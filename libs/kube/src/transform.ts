@@ -28,9 +28,12 @@ function slimMeta(meta: ObjectMeta): ObjectMeta {
   };
 }
 
-/** For children: identity, labels and owners; no managedFields. */
+/**
+ * For children: identity, labels, owners and who wrote them (managedFields entries without their
+ * field sets), for cronJobUpdatePredicate.
+ */
 export function stripToOwnership(obj: KubeObject): KubeObject {
-  return { metadata: slimMeta(obj.metadata) };
+  return { metadata: { ...slimMeta(obj.metadata), managedFields: writers(obj, () => true) } };
 }
 
 /**
@@ -38,17 +41,22 @@ export function stripToOwnership(obj: KubeObject): KubeObject {
  * (managedFields entries of the status subresource, without their field sets).
  */
 export function stripToPredicateFields(obj: KubeObject): KubeObject {
-  const statusWrites: ManagedFieldsEntry[] = [];
-  for (const entry of obj.metadata.managedFields ?? []) {
-    if (entry.subresource !== 'status') continue;
-    statusWrites.push({
-      manager: entry.manager,
-      operation: entry.operation,
-      subresource: entry.subresource,
-      time: entry.time,
-    });
-  }
+  const statusWrites = writers(obj, (entry) => entry.subresource === 'status');
   return { metadata: { ...slimMeta(obj.metadata), managedFields: statusWrites } };
+}
+
+function writers(
+  obj: KubeObject,
+  keep: (entry: ManagedFieldsEntry) => boolean,
+): ManagedFieldsEntry[] | undefined {
+  const entries = obj.metadata.managedFields;
+  if (!entries) return undefined;
+  return entries.filter(keep).map((entry) => ({
+    manager: entry.manager,
+    operation: entry.operation,
+    subresource: entry.subresource,
+    time: entry.time,
+  }));
 }
 
 function withoutKey(record: Readonly<Record<string, string>>, key: string): Record<string, string> {

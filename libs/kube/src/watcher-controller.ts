@@ -4,7 +4,12 @@ import { backupJobKeyOfCronJob, backupJobKeyOfJob } from './handler.js';
 import { Informer, type EventHandler } from './informer.js';
 import { KeyPump, type KeySink } from './key-pump.js';
 import { silentLog, type Log } from './log.js';
-import { backupJobUpdatePredicate, resourceVersionChanged } from './predicate.js';
+import {
+  backupJobUpdatePredicate,
+  cronJobUpdatePredicate,
+  resourceVersionChanged,
+  type UpdatePredicate,
+} from './predicate.js';
 import { BACKUPJOBS, CRONJOBS, JOBS } from './resource.js';
 import type { RestClient } from './rest.js';
 import { stripToOwnership, stripToPredicateFields } from './transform.js';
@@ -16,8 +21,9 @@ export interface WatcherControllerOptions {
   /** Namespaces to watch (one watch each per resource); empty → all namespaces. */
   readonly namespaces?: readonly string[];
   /**
-   * The field manager the operator's worker writes status with; status writes by any other
-   * manager count as tampering and are reconciled. Default 'backupjob-operator'.
+   * The field manager the operator's worker writes with (its User-Agent prefix); BackupJob status
+   * and CronJob writes by any other manager count as tampering and are reconciled, its own are
+   * not. Default 'backupjob-operator'.
    */
   readonly fieldManager?: string;
   readonly resyncPeriodMs?: number;
@@ -75,9 +81,11 @@ export class WatcherController {
     });
     this.jobs = new Informer({ ...childCommon, resource: JOBS, transform: stripToOwnership });
 
-    const passes = backupJobUpdatePredicate(options.fieldManager ?? MANAGED_BY_VALUE);
-    this.backupJobs.addEventHandler(this.forObject(passes));
-    this.cronJobs.addEventHandler(this.forOwner(backupJobKeyOfCronJob));
+    const fieldManager = options.fieldManager ?? MANAGED_BY_VALUE;
+    this.backupJobs.addEventHandler(this.forObject(backupJobUpdatePredicate(fieldManager)));
+    this.cronJobs.addEventHandler(
+      this.forOwner(backupJobKeyOfCronJob, cronJobUpdatePredicate(fieldManager)),
+    );
     this.jobs.addEventHandler(
       this.forOwner((job) =>
         backupJobKeyOfJob(job, (ns, name) => this.cronJobs.get(`${ns}/${name}`)),
@@ -146,7 +154,10 @@ export class WatcherController {
     };
   }
 
-  private forOwner(ownerKey: (obj: KubeObject) => string | undefined): EventHandler<KubeObject> {
+  private forOwner(
+    ownerKey: (obj: KubeObject) => string | undefined,
+    passes: UpdatePredicate = () => true,
+  ): EventHandler<KubeObject> {
     const enqueueOwner = (obj: KubeObject, low: boolean) => {
       const key = ownerKey(obj);
       if (key === undefined || !splitKey(key).name) return;
@@ -156,7 +167,7 @@ export class WatcherController {
     return {
       onAdd: (obj, initial) => enqueueOwner(obj, initial),
       onUpdate: (old, obj) => {
-        if (!resourceVersionChanged(old, obj)) return;
+        if (!resourceVersionChanged(old, obj) || !passes(old, obj)) return;
         // An owner that changed (adoption, orphaning) concerns both owners.
         enqueueOwner(old, false);
         enqueueOwner(obj, false);

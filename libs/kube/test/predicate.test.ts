@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   backupJobUpdatePredicate,
+  cronJobUpdatePredicate,
   generationChanged,
   resourceVersionChanged,
   statusWrittenByOther,
@@ -113,6 +114,58 @@ describe('BackupJob update predicate', () => {
 
   test('drops an update that changed only the resourceVersion (e.g. managedFields of the main resource)', () => {
     assert.equal(passes(obj(), obj({ resourceVersion: '11' })), false);
+  });
+});
+
+describe('CronJob update predicate', () => {
+  const cronJobPasses = cronJobUpdatePredicate(OPERATOR);
+  const created: ObjectMeta = {
+    name: 'mysql-daily-backup',
+    namespace: 'ops',
+    resourceVersion: '20',
+    ownerReferences: [
+      { apiVersion: 'ops.example.com/v1alpha1', kind: 'BackupJob', name: 'mysql-daily', uid: 'u1' },
+    ],
+    managedFields: [{ manager: OPERATOR, operation: 'Update', time: '2026-12-02T10:00:00Z' }],
+  };
+  const cronJob = (meta: Partial<ObjectMeta> = {}): KubeObject => ({
+    metadata: { ...created, ...meta },
+  });
+
+  test("drops the operator's own writes: they would only re-run the reconcile that made them", () => {
+    const own = cronJob({
+      resourceVersion: '21',
+      managedFields: [{ manager: OPERATOR, operation: 'Update', time: '2026-12-02T10:05:00Z' }],
+    });
+    assert.equal(cronJobPasses(cronJob(), own), false);
+  });
+
+  test('passes an edit by someone else and the CronJob controller writing status', () => {
+    for (const entry of [
+      { manager: 'kubectl-edit', operation: 'Update', time: '2026-12-02T10:05:00Z' },
+      {
+        manager: 'kube-controller-manager',
+        operation: 'Update',
+        subresource: 'status',
+        time: '2026-12-02T10:05:00Z',
+      },
+    ]) {
+      const after = cronJob({
+        resourceVersion: '21',
+        managedFields: [...created.managedFields!, entry],
+      });
+      assert.equal(cronJobPasses(cronJob(), after), true, entry.manager);
+    }
+  });
+
+  test('passes deletion, moved owners, and any update from a server without managedFields', () => {
+    assert.equal(
+      cronJobPasses(cronJob(), cronJob({ deletionTimestamp: '2026-12-02T10:05:00Z' })),
+      true,
+    );
+    assert.equal(cronJobPasses(cronJob(), cronJob({ ownerReferences: [] })), true);
+    const bare = { resourceVersion: '21', managedFields: undefined };
+    assert.equal(cronJobPasses(cronJob({ managedFields: undefined }), cronJob(bare)), true);
   });
 });
 

@@ -175,7 +175,7 @@ describe('WatcherController: events to owner keys', () => {
     );
   });
 
-  test('CronJob and Job events map to the owning BackupJob', async () => {
+  test("CronJob and Job events map to the owning BackupJob; the operator's CronJob writes do not", async () => {
     let owner!: KubeObject;
     await keysFrom(async () => (owner = await cluster.backupJobs.create(NS, 'owner')));
     let cron!: KubeObject;
@@ -198,6 +198,23 @@ describe('WatcherController: events to owner keys', () => {
           }),
         'cronjobs',
       ),
+      [`normal ${NS}/owner`],
+    );
+    // The operator's own writes to its CronJob come back to nobody; anyone else's are looked at.
+    const patchCron = (fieldManager: string, spec: unknown) =>
+      cluster.rest.request({
+        method: 'PATCH',
+        path: cronPath,
+        query: { fieldManager },
+        contentType: 'application/merge-patch+json',
+        body: { spec },
+      });
+    assert.deepEqual(
+      await keysFrom(() => patchCron(OPERATOR, { schedule: '20 2 * * *' }), 'cronjobs'),
+      [],
+    );
+    assert.deepEqual(
+      await keysFrom(() => patchCron('kubectl-edit', { suspend: true }), 'cronjobs'),
       [`normal ${NS}/owner`],
     );
     // A Job the CronJob started carries the owner label from the jobTemplate.
