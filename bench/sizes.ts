@@ -17,6 +17,15 @@ export interface Size {
      * shorter cap measures the same rate and keeps the whole bench inside its time budget.
      */
     readonly largeCapSeconds: number;
+    /**
+     * Operator runs where the API round trip, not CPU, bounds every worker: a latency high enough
+     * that even the largest worker count leaves cores idle on this machine.
+     */
+    readonly latencyBound: {
+      readonly objects: number;
+      readonly latencyMs: number;
+      readonly workers: readonly number[];
+    };
   };
   readonly workerConcurrency: number;
   readonly shards: number;
@@ -54,7 +63,8 @@ export const SIZES: Record<Size['name'], Size> = {
       largeLatencies: [20],
       baselineConcurrency: [16, 64],
       capSeconds: 90,
-      largeCapSeconds: 60,
+      largeCapSeconds: 45,
+      latencyBound: { objects: 500, latencyMs: 100, workers: [1, 2, 4] },
     },
     workerConcurrency: 10,
     shards: 16,
@@ -76,6 +86,7 @@ export const SIZES: Record<Size['name'], Size> = {
       baselineConcurrency: [16],
       capSeconds: 20,
       largeCapSeconds: 20,
+      latencyBound: { objects: 100, latencyMs: 100, workers: [1, 2] },
     },
     workerConcurrency: 10,
     shards: 4,

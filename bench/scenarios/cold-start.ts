@@ -173,6 +173,13 @@ export const coldStartScenario: Scenario = {
         }
       }
     }
+    const bound = ctx.size.coldStart.latencyBound;
+    if (ctx.systems.has('operator')) {
+      for (const w of bound.workers) {
+        const spec = operatorSpec(ctx, w);
+        runs.push(await coldStart(ctx, spec, bound.objects, bound.latencyMs, capSeconds));
+      }
+    }
     return {
       settings: {
         objects,
@@ -184,6 +191,7 @@ export const coldStartScenario: Scenario = {
         baselineConcurrencyCandidates: ctx.size.coldStart.baselineConcurrency,
         capSeconds,
         largestObjectsCapSeconds: largeCapSeconds,
+        latencyBoundRuns: bound,
       },
       tables: [runTable(runs), sweepTable(sweeps), cpuTable(runs)],
       charts: charts(runs),
