@@ -16,6 +16,7 @@ import {
   SHUTDOWN,
   type KubeConnection,
 } from '../../../libs/observability/src/nest/index.js';
+import { exitAfterFlush } from '../../../libs/observability/src/index.js';
 import { WorkQueue } from '../../../libs/queue/src/index.js';
 
 /**
@@ -55,7 +56,7 @@ export class WatchLoop implements OnApplicationBootstrap {
       // controller-runtime exits when leadership is lost, so nothing of the old term lingers.
       onLost: () => {
         logger.error('leadership lost; exiting to restart clean');
-        process.exit(1);
+        void exitAfterFlush(1);
       },
     });
     queue.on('reset', () => {

@@ -1,4 +1,5 @@
 export * from './logger.js';
+export { exitAfterFlush } from './exit.js';
 export { NestJsonLogger } from './nest-logger.js';
 export * from './metrics.js';
 export { instrumentKubeConfig } from './rest-client-metrics.js';

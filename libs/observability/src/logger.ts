@@ -13,7 +13,7 @@ export interface LoggerOptions {
 
 const RESERVED = new Set(['time', 'level', 'msg']);
 
-/** Writes synchronously: on Linux, stdout to a pipe or file is synchronous, so no line is lost at exit. */
+/** Writes without waiting; a pipe may queue lines, so exits go through exitAfterFlush. */
 export const stdoutSink: LogSink = (line) => {
   process.stdout.write(`${line}\n`);
 };

@@ -48,6 +48,11 @@ export function startProcess(options: StartOptions): ManagedProcess {
       resolve(code);
     });
   });
+  // 'exit' can come before the last lines are read from the pipes ('close' comes after), but a
+  // grandchild holding the pipes open would delay 'close' forever: wait for it, briefly.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const outputRead = () =>
+    exited.then(() => Promise.race([closed, new Promise((r) => setTimeout(r, 2_000).unref())]));
 
   return {
     name: options.name,
@@ -75,7 +80,7 @@ export function startProcess(options: StartOptions): ManagedProcess {
           resolve(line);
         };
         waiters.add(waiter);
-        void exited.then(() => {
+        void outputRead().then(() => {
           if (!waiters.has(waiter)) return;
           clearTimeout(timer);
           waiters.delete(waiter);

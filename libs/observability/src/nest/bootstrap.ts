@@ -6,6 +6,7 @@ import {
   type CommonConfig,
   type Env,
 } from '../../../config/src/index.js';
+import { exitAfterFlush } from '../exit.js';
 import { Logger, stderrSink } from '../logger.js';
 import { createOperatorMetrics } from '../metrics.js';
 import { NestJsonLogger } from '../nest-logger.js';
@@ -30,7 +31,7 @@ const FORCED_EXIT_SLACK_MS = 5000;
  * shutdown hook finished within SHUTDOWN_GRACE_PERIOD, 1 otherwise).
  */
 export async function runOperatorApp<C extends CommonConfig>(app: OperatorApp<C>): Promise<void> {
-  const config = loadConfigOrExit(app);
+  const config = await loadConfigOrExit(app);
   const logger = new Logger({ level: config.logLevel, fields: { app: app.name } });
   exitOnCrash(logger);
   const context: CoreContext<C> = { config, logger, metrics: createOperatorMetrics() };
@@ -48,12 +49,12 @@ export async function runOperatorApp<C extends CommonConfig>(app: OperatorApp<C>
   } catch (err) {
     logger.error('start failed', { err });
     await nest?.close().catch(() => undefined);
-    process.exit(1);
+    await exitAfterFlush(1);
   }
   logger.info('started', { config: configSummary(config) });
 }
 
-function loadConfigOrExit<C extends CommonConfig>(app: OperatorApp<C>): C {
+async function loadConfigOrExit<C extends CommonConfig>(app: OperatorApp<C>): Promise<C> {
   try {
     return app.loadConfig(process.env);
   } catch (err) {
@@ -63,18 +64,18 @@ function loadConfigOrExit<C extends CommonConfig>(app: OperatorApp<C>): C {
       `invalid configuration: ${err.message}`,
       { problems: err.problems },
     );
-    process.exit(1);
+    return exitAfterFlush(1);
   }
 }
 
 function exitOnCrash(logger: Logger): void {
   process.on('uncaughtException', (err) => {
     logger.error('uncaught exception', { err });
-    process.exit(1);
+    void exitAfterFlush(1);
   });
   process.on('unhandledRejection', (err) => {
     logger.error('unhandled rejection', { err });
-    process.exit(1);
+    void exitAfterFlush(1);
   });
 }
 
@@ -83,7 +84,7 @@ function forceExitAfterGracePeriod(gracePeriodMs: number, logger: Logger): void 
   const arm = () => {
     setTimeout(() => {
       logger.error('shutdown did not finish within the grace period; exiting');
-      process.exit(1);
+      void exitAfterFlush(1);
     }, gracePeriodMs + FORCED_EXIT_SLACK_MS).unref();
   };
   process.once('SIGTERM', arm);
