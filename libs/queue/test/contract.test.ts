@@ -417,11 +417,11 @@ for (const kind of backendKinds) {
               })
             : undefined,
         );
-        const b = consumer(options);
         await queue.add('ns/long');
         await waitFor(() => a.runs.length === 1, 'the first run');
-        await Promise.all([queue.checkForReset(), a.consumer.checkForReset()]);
-        await b.consumer.checkForReset();
+        // Another consumer, idle, that knows the queue as it was before the restart.
+        const b = consumer(options);
+        await Promise.all([queue, a.consumer, b.consumer].map((c) => c.checkForReset()));
         await backend.restartEmpty?.();
         // What the watcher does on `reset`: add every key again.
         await waitFor(
