@@ -37,7 +37,11 @@ export {
   type LeaderElectionRecord,
 } from './resourcelock.js';
 export { isApiError, KubeApiError, RestClient, type RequestOptions, type Status } from './rest.js';
-export { stripToOwnership, stripToPredicateFields } from './transform.js';
+export {
+  stripToOwnership,
+  stripToOwnershipAndWriters,
+  stripToPredicateFields,
+} from './transform.js';
 export * from './types.js';
 export {
   CHILD_SELECTOR,

@@ -28,11 +28,16 @@ function slimMeta(meta: ObjectMeta): ObjectMeta {
   };
 }
 
-/**
- * For children: identity, labels, owners and who wrote them (managedFields entries without their
- * field sets), for cronJobUpdatePredicate.
- */
+/** For Jobs: identity, labels and owners; no managedFields. */
 export function stripToOwnership(obj: KubeObject): KubeObject {
+  return { metadata: slimMeta(obj.metadata) };
+}
+
+/**
+ * For CronJobs: also who wrote them (managedFields entries without their field sets), for
+ * cronJobUpdatePredicate.
+ */
+export function stripToOwnershipAndWriters(obj: KubeObject): KubeObject {
   return { metadata: { ...slimMeta(obj.metadata), managedFields: writers(obj, () => true) } };
 }
 

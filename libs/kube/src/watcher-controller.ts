@@ -12,7 +12,11 @@ import {
 } from './predicate.js';
 import { BACKUPJOBS, CRONJOBS, JOBS } from './resource.js';
 import type { RestClient } from './rest.js';
-import { stripToOwnership, stripToPredicateFields } from './transform.js';
+import {
+  stripToOwnership,
+  stripToOwnershipAndWriters,
+  stripToPredicateFields,
+} from './transform.js';
 import { objectKey, splitKey, type KubeObject } from './types.js';
 
 export interface WatcherControllerOptions {
@@ -77,7 +81,7 @@ export class WatcherController {
     this.cronJobs = new Informer({
       ...childCommon,
       resource: CRONJOBS,
-      transform: stripToOwnership,
+      transform: stripToOwnershipAndWriters,
     });
     this.jobs = new Informer({ ...childCommon, resource: JOBS, transform: stripToOwnership });
 
