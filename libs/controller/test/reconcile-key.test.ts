@@ -65,6 +65,31 @@ describe('reconcileKey against the API emulator', () => {
     assert.deepEqual(managers(stored?.metadata, 'status'), [MANAGED_BY_VALUE]);
   });
 
+  test('the BackupJob and its children are read in one round trip', async () => {
+    // A slow answer for the BackupJob: a CronJob read that waited for it would start after it.
+    const slow = h.emu.core.faults.addLatency({
+      match: { verb: 'get', resource: 'backupjobs', name: 'mysql-daily' },
+      fixedMs: 300,
+    });
+    const mark = h.emu.core.log.mark();
+    try {
+      await h.reconcileKey(key('mysql-daily'));
+    } finally {
+      h.emu.core.faults.remove(slow);
+    }
+    const reads = h.emu.core.log.entries({ since: mark, verb: ['get', 'list'] });
+    const of = (resource: string) => reads.find((r) => r.resource === resource);
+    const parent = of('backupjobs');
+    assert.ok(parent, 'the BackupJob was read');
+    for (const child of [of('cronjobs'), of('jobs')]) {
+      assert.ok(child, 'the children were read');
+      assert.ok(
+        child.time - child.durationMs < parent.time,
+        `${child.resource} was asked for ${Math.round(child.time - child.durationMs - parent.time)} ms after the BackupJob's answer`,
+      );
+    }
+  });
+
   test('reconciling the unchanged BackupJob again makes zero writes', async () => {
     const writes = await writesDuring(h.emu, () => h.reconcileKey(key('mysql-daily')));
     assert.deepEqual(writes, []);
