@@ -166,7 +166,11 @@ export async function waitUntilReady(sandbox: Sandbox, timeoutMs = 120_000): Pro
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const exited = processes.find((p) => !p.process.running);
-    if (exited) throw new Error(`${exited.name} exited during start; see ${sandbox.logDir}`);
+    if (exited) {
+      // The log folder goes when the sandbox stops, so the error carries the process's last words.
+      const last = exited.process.lines.slice(-5).map((line) => `\n  ${line}`);
+      throw new Error(`${exited.name} exited during start:${last.join('')}`);
+    }
     const ready = await readyProcesses(processes);
     const { namespace, name } = sandbox.sample;
     const bj = sandbox.system.emulator.objects.get(API_VERSION, KIND, name, namespace);
