@@ -48,11 +48,12 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
 }
 
 function verbFor(method: string, named: boolean, query: URLSearchParams): string {
+  // RequestInfoFactory: any watch value but false/0 makes the verb watch (the value is parsed later).
   const watch = query.get('watch');
   switch (method) {
     case 'GET':
     case 'HEAD':
-      if (watch === 'true' || watch === '1') return 'watch';
+      if (watch !== null && !['false', '0', ''].includes(watch.toLowerCase())) return 'watch';
       return named ? 'get' : 'list';
     case 'POST':
       return 'create';

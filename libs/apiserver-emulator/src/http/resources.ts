@@ -20,6 +20,7 @@ import { decodeBody } from './body.js';
 import { acceptEntries } from '../discovery.js';
 import { compileFilter } from './filter.js';
 import { listJson, listMeta, listPage } from './list.js';
+import { boolParam } from './query.js';
 import { sendJson, warningHeaders } from './respond.js';
 import { review } from './reviews.js';
 import { WatchStream } from './watch-stream.js';
@@ -149,7 +150,7 @@ export async function handleResource(ctx: RequestContext): Promise<void> {
     }
     case 'patch': {
       const body = decodeBody(ctx.body, ctx.req.headers['content-type']);
-      const force = ctx.query.get('force') === 'true';
+      const force = boolParam(ctx.query, 'force');
       const contentType = ctx.req.headers['content-type'] ?? '';
       const opts = writeOptions(ctx);
       // Apply has no User-Agent fallback: the manager must be named (server-side-apply docs).
@@ -192,6 +193,10 @@ function watch(ctx: RequestContext, rt: ResourceType): void {
   const filter = compileFilter(rt, query);
   const rvParam = query.get('resourceVersion');
   const timeout = query.get('timeoutSeconds');
+  // Parsed before the stream starts, so a bad value is a plain 400 (watch=yes included).
+  boolParam(query, 'watch');
+  const bookmarks = boolParam(query, 'allowWatchBookmarks');
+  const sendInitial = boolParam(query, 'sendInitialEvents');
   const namespace = rt.namespaced ? ctx.info.namespace : '';
   const bucket = core.store.bucket(rt.storageKey);
   res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
@@ -206,7 +211,7 @@ function watch(ctx: RequestContext, rt: ResourceType): void {
       filter,
       format: wantsTable(ctx.req.headers.accept) ? 'table' : 'json',
       columns: columnsOf(rt),
-      bookmarks: query.get('allowWatchBookmarks') === 'true',
+      bookmarks,
       bookmarkIntervalMs: core.bookmarkIntervalMs,
       maxBufferedBytes: core.watchBufferLimitBytes,
       timeoutMs: timeout ? Number(timeout) * 1000 : undefined,
@@ -225,7 +230,6 @@ function watch(ctx: RequestContext, rt: ResourceType): void {
     );
     return;
   }
-  const sendInitial = query.get('sendInitialEvents') === 'true';
   if (!rvParam || rvParam === '0' || sendInitial) {
     const initial = [...core.store.list(rt.storageKey, namespace || undefined)].map((s) => ({
       type: 'ADDED' as const,
@@ -233,7 +237,7 @@ function watch(ctx: RequestContext, rt: ResourceType): void {
       obj: s.obj,
       json: s.json,
     }));
-    stream.begin(initial, sendInitial && query.get('allowWatchBookmarks') === 'true');
+    stream.begin(initial, sendInitial && bookmarks);
     return;
   }
   const rv = Number(rvParam);

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Emulator } from '../src/index.js';
+import { http, watchEvents, withEmulator } from './support.js';
+
+const CM = '/api/v1/namespaces/ops/configmaps';
+
+/**
+ * Wire-level behaviours that clients the project did not write (the Python client, helm, newer
+ * kubectl) depend on, each checked against what kube-apiserver documents.
+ */
+describe('answers like kube-apiserver', () => {
+  let emu: Emulator;
+  let call: ReturnType<typeof http>;
+
+  before(async () => {
+    emu = await withEmulator({ namespaces: ['ops'] });
+    call = http(emu);
+  });
+  after(() => emu.stop());
+
+  // Query parameters are converted with Go's strconv.ParseBool (api-concepts; the Python client sends watch=True).
+  describe('boolean query parameters', () => {
+    test('watch=True opens a watch rather than answering a list', async () => {
+      await call('POST', CM, { metadata: { name: 'bool-watch' } });
+      const events = await watchEvents(
+        `${emu.url}${CM}?watch=True&fieldSelector=metadata.name%3Dbool-watch`,
+        (e) => e.length >= 1,
+        3000,
+      );
+      assert.equal(events[0]?.type, 'ADDED');
+      assert.equal(events[0]?.object.metadata.name, 'bool-watch');
+    });
+
+    test('force=True on a server-side apply takes the conflicting field', async () => {
+      const apply = (manager: string, value: string, force: string) =>
+        call(
+          'PATCH',
+          `${CM}/bool-force?fieldManager=${manager}${force ? `&force=${force}` : ''}`,
+          JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'bool-force' },
+            data: { k: value },
+          }),
+          { 'Content-Type': 'application/apply-patch+yaml' },
+        );
+      assert.equal((await apply('first', 'a', '')).status, 201);
+      assert.equal((await apply('second', 'b', '')).status, 409);
+      const forced = await apply('second', 'b', 'True');
+      assert.equal(forced.status, 200, forced.text);
+      assert.equal(forced.json.data.k, 'b');
+    });
+
+    test('a value ParseBool rejects is a 400 naming the parameter', async () => {
+      const r = await call('PATCH', `${CM}/bool-force?fieldManager=x&force=yes`, '{}', {
+        'Content-Type': 'application/apply-patch+yaml',
+      });
+      assert.equal(r.status, 400);
+      assert.match(r.json.message, /force/);
+    });
+  });
+});
