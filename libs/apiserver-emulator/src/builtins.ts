@@ -1,3 +1,4 @@
+import { checkByteMap, secretIntake } from './byte-fields.js';
 import { coreToEventsV1, eventsV1ToCore } from './events.js';
 import { resourceType, type ResourceType } from './resource-type.js';
 import { AGE_COLUMN, CREATED_AT_COLUMN, NAME_COLUMN, age, type PrinterColumn } from './table.js';
@@ -166,6 +167,7 @@ export function builtinResources(): ResourceType[] {
     }),
     core('configmaps', 'ConfigMap', {
       shortNames: ['cm'],
+      defaults: (o) => checkByteMap('ConfigMap', o.binaryData),
       printerColumns: [
         NAME_COLUMN,
         col('Data', (o) => count(o.data) + count(o.binaryData), 'integer'),
@@ -180,7 +182,10 @@ export function builtinResources(): ResourceType[] {
         col('Data', (o) => count(o.data), 'integer'),
         AGE_COLUMN,
       ],
-      defaults: (o) => setDefault(o, 'type', 'Opaque'),
+      defaults: (o) => {
+        secretIntake(o);
+        setDefault(o, 'type', 'Opaque');
+      },
     }),
     core('serviceaccounts', 'ServiceAccount', {
       shortNames: ['sa'],

@@ -61,3 +61,51 @@ describe('answers like kube-apiserver', () => {
     });
   });
 });
+
+describe('Secrets', () => {
+  let emu: Emulator;
+  let call: ReturnType<typeof http>;
+  const SECRETS = '/api/v1/namespaces/ops/secrets';
+
+  before(async () => {
+    emu = await withEmulator({ namespaces: ['ops'] });
+    call = http(emu);
+  });
+  after(() => emu.stop());
+
+  // docs/concepts/configuration/secret/#restriction-names-data: stringData is write-only and merged into data.
+  test('stringData is merged into data as base64 and not stored', async () => {
+    const r = await call('POST', SECRETS, {
+      metadata: { name: 'merged' },
+      data: { a: Buffer.from('old').toString('base64'), b: Buffer.from('kept').toString('base64') },
+      stringData: { a: 'new', c: 'plain' },
+    });
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.json.stringData, undefined);
+    assert.deepEqual(r.json.data, {
+      a: Buffer.from('new').toString('base64'),
+      b: Buffer.from('kept').toString('base64'),
+      c: Buffer.from('plain').toString('base64'),
+    });
+    const patched = await call(
+      'PATCH',
+      `${SECRETS}/merged`,
+      { stringData: { b: 'changed' } },
+      {
+        'Content-Type': 'application/merge-patch+json',
+      },
+    );
+    assert.equal(patched.json.data.b, Buffer.from('changed').toString('base64'));
+    assert.equal(patched.json.stringData, undefined);
+  });
+
+  test('data that is not base64 is a 400, as the JSON decoder of []byte rejects it', async () => {
+    const r = await call('POST', SECRETS, {
+      metadata: { name: 'bad' },
+      data: { a: 'not base64!' },
+    });
+    assert.equal(r.status, 400);
+    assert.match(r.json.message, /illegal base64 data at input byte 3/);
+    assert.equal((await call('GET', `${SECRETS}/bad`)).status, 404);
+  });
+});
