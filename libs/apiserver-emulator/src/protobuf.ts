@@ -133,6 +133,15 @@ const MESSAGES: Record<string, MessageDef> = {
   SelfSubjectReview: { 1: m('metadata', 'ObjectMeta') },
   TokenRequest: { 1: m('metadata', 'ObjectMeta'), 2: m('spec', 'TokenRequestSpec') },
   TokenRequestSpec: { 1: s('audiences', true), 4: { name: 'expirationSeconds', type: 'int' } },
+  // helm's uninstall and other typed-client deletes.
+  DeleteOptions: {
+    1: { name: 'gracePeriodSeconds', type: 'int' },
+    2: m('preconditions', 'Preconditions'),
+    3: { name: 'orphanDependents', type: 'bool' },
+    4: s('propagationPolicy'),
+    5: s('dryRun', true),
+  },
+  Preconditions: { 1: s('uid'), 2: s('resourceVersion') },
   Time: { 1: { name: 'seconds', type: 'int' }, 2: { name: 'nanos', type: 'int' } },
 };
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Emulator } from '../src/index.js';
-import { http, watchEvents, withEmulator } from './support.js';
+import { http, protoEnvelope, watchEvents, withEmulator } from './support.js';
 
 const CM = '/api/v1/namespaces/ops/configmaps';
 
@@ -107,5 +107,38 @@ describe('Secrets', () => {
     assert.equal(r.status, 400);
     assert.match(r.json.message, /illegal base64 data at input byte 3/);
     assert.equal((await call('GET', `${SECRETS}/bad`)).status, 404);
+  });
+});
+
+// helm (client-go typed clients) sends DeleteOptions as protobuf: meta/v1 generated.proto fields
+// 2 preconditions{1 uid}, 4 propagationPolicy.
+describe('protobuf DeleteOptions', () => {
+  let emu: Emulator;
+  let call: ReturnType<typeof http>;
+
+  before(async () => {
+    emu = await withEmulator({ namespaces: ['ops'] });
+    call = http(emu);
+  });
+  after(() => emu.stop());
+
+  test('a protobuf DeleteOptions body is decoded: preconditions and propagationPolicy apply', async () => {
+    const created = await call('POST', CM, { metadata: { name: 'pb-delete' } });
+    const del = (uid: string) =>
+      call(
+        'DELETE',
+        `${CM}/pb-delete`,
+        protoEnvelope('meta.k8s.io/v1', 'DeleteOptions', [
+          [2, [[1, uid]]],
+          [4, 'Background'],
+        ]),
+        { 'Content-Type': 'application/vnd.kubernetes.protobuf' },
+      );
+    const wrong = await del('not-the-uid');
+    assert.equal(wrong.status, 409, wrong.text);
+    assert.match(wrong.json.message, /Precondition failed: UID in precondition: not-the-uid/);
+    const right = await del(created.json.metadata.uid);
+    assert.equal(right.status, 200, right.text);
+    assert.equal((await call('GET', `${CM}/pb-delete`)).status, 404);
   });
 });

@@ -28,7 +28,9 @@ export function http(emu: Emulator) {
     new Promise((resolve, reject) => {
       const url = new URL(`${emu.url}${path}`);
       const payload =
-        body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+        body === undefined || typeof body === 'string' || Buffer.isBuffer(body)
+          ? body
+          : JSON.stringify(body);
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       // DELETE bodies need an explicit length: Node does not chunk them by default.
       if (payload !== undefined)
@@ -175,4 +177,49 @@ export function kubectl(emu: Emulator, bin = 'kubectl') {
 
 export async function withEmulator(opts: StartOptions = {}): Promise<Emulator> {
   return start({ port: 0, ...opts });
+}
+
+/** Protobuf wire encoding for hand-built request bodies: a field is [number, value]. */
+export type ProtoField = [number, string | number | boolean | Buffer | ProtoField[]];
+
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  do {
+    let b = n % 128;
+    n = Math.floor(n / 128);
+    if (n > 0) b |= 0x80;
+    out.push(b);
+  } while (n > 0);
+  return Buffer.from(out);
+}
+
+export function protoMessage(fields: ProtoField[]): Buffer {
+  return Buffer.concat(
+    fields.map(([no, value]) => {
+      if (typeof value === 'number' || typeof value === 'boolean')
+        return Buffer.concat([varint(no * 8), varint(Number(value))]);
+      const bytes =
+        typeof value === 'string'
+          ? Buffer.from(value)
+          : Buffer.isBuffer(value)
+            ? value
+            : protoMessage(value);
+      return Buffer.concat([varint(no * 8 + 2), varint(bytes.length), bytes]);
+    }),
+  );
+}
+
+/** A `k8s\0` envelope (runtime.Unknown) around an encoded object, as client-go sends it. */
+export function protoEnvelope(apiVersion: string, kind: string, raw: ProtoField[]): Buffer {
+  const unknown = protoMessage([
+    [
+      1,
+      [
+        [1, apiVersion],
+        [2, kind],
+      ],
+    ],
+    [2, protoMessage(raw)],
+  ]);
+  return Buffer.concat([Buffer.from('k8s\0', 'latin1'), unknown]);
 }
