@@ -124,6 +124,28 @@ export interface ApplyInput {
   listKeys: ListKeys;
 }
 
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * kube-apiserver's lastAppliedManager: `kubectl apply --server-side` (manager "kubectl") may take
+ * the fields a client-side apply recorded in the last-applied-configuration annotation, so the
+ * first server-side apply after client-side ones does not conflict over them.
+ */
+function upgradesClientSideApply(input: ApplyInput, conflicts: { path: Path }[]): boolean {
+  if (input.manager !== 'kubectl' || !isPlainObject(input.live)) return false;
+  const meta = input.live.metadata as { annotations?: Record<string, string> } | undefined;
+  const text = meta?.annotations?.[LAST_APPLIED];
+  if (!text) return false;
+  let lastApplied: unknown;
+  try {
+    lastApplied = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  const allowed = new Set(leafPaths(fieldsV1(lastApplied, input.listKeys)).map((p) => p.join(SEP)));
+  return conflicts.every((c) => allowed.has(c.path.join(SEP)));
+}
+
 /** Checks conflicts, removes fields no longer applied, and returns the other managers' entries after the apply. */
 export function serverSideApply(input: ApplyInput): {
   merged: Record<string, unknown>;
@@ -148,7 +170,7 @@ export function serverSideApply(input: ApplyInput): {
       }
     }
   }
-  if (conflicts.length && !input.force) {
+  if (conflicts.length && !input.force && !upgradesClientSideApply(input, conflicts)) {
     const list = conflicts.map(
       (c) => `conflict with "${c.manager}" using ${c.apiVersion}: ${pathText(c.path)}`,
     );

@@ -142,3 +142,62 @@ describe('protobuf DeleteOptions', () => {
     assert.equal((await call('GET', `${CM}/pb-delete`)).status, 404);
   });
 });
+
+// server-side-apply docs, "Upgrading from client-side apply to server-side apply": the first
+// `kubectl apply --server-side` takes over what the last-applied-configuration annotation lists.
+describe('client-side to server-side apply', () => {
+  let emu: Emulator;
+  let call: ReturnType<typeof http>;
+
+  before(async () => {
+    emu = await withEmulator({ namespaces: ['ops'] });
+    call = http(emu);
+  });
+  after(() => emu.stop());
+
+  async function clientSideApplied(name: string): Promise<void> {
+    const config = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'ops' },
+      data: { a: '1' },
+    };
+    const r = await call('POST', `${CM}?fieldManager=kubectl-client-side-apply`, {
+      ...config,
+      metadata: {
+        ...config.metadata,
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(config) },
+      },
+      data: { a: '1', b: 'set by hand' },
+    });
+    assert.equal(r.status, 201, r.text);
+  }
+
+  const apply = (name: string, manager: string, data: Record<string, string>) =>
+    call(
+      'PATCH',
+      `${CM}/${name}?fieldManager=${manager}&force=false`,
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data }),
+      { 'Content-Type': 'application/apply-patch+yaml' },
+    );
+
+  test('kubectl takes over the fields the annotation lists', async () => {
+    await clientSideApplied('csa-upgrade');
+    const r = await apply('csa-upgrade', 'kubectl', { a: '2' });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.data.a, '2');
+    const mine = r.json.metadata.managedFields.find(
+      (e: { manager: string }) => e.manager === 'kubectl',
+    );
+    assert.ok(mine.fieldsV1['f:data']['f:a']);
+  });
+
+  test('fields outside the annotation, and other managers, still conflict', async () => {
+    await clientSideApplied('csa-other');
+    const outside = await apply('csa-other', 'kubectl', { a: '1', b: 'changed' });
+    assert.equal(outside.status, 409);
+    assert.match(outside.json.message, /\.data\.b/);
+    const otherManager = await apply('csa-other', 'deployer', { a: '2' });
+    assert.equal(otherManager.status, 409);
+  });
+});
