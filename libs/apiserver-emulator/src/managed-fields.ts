@@ -87,3 +87,33 @@ export function managerFromUserAgent(userAgent: string | undefined): string {
   if (!userAgent) return 'unknown';
   return userAgent.split('/')[0]!.slice(0, 128);
 }
+
+/**
+ * The fields a write may own, given where it was sent: a status subresource write owns status
+ * only, and a main-resource write of a kind with a status subresource never owns status (the
+ * registry strategies reset those fields).
+ */
+export function scopeFields(
+  fields: Record<string, unknown>,
+  statusSubresource: boolean,
+  subresource: string,
+): Record<string, unknown> {
+  if (subresource === 'status')
+    return fields['f:status'] === undefined ? {} : { 'f:status': fields['f:status'] };
+  if (!statusSubresource || fields['f:status'] === undefined) return fields;
+  const { 'f:status': _status, ...rest } = fields;
+  return rest;
+}
+
+/** Union of two FieldsV1 sets. */
+export function unionFields(
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const prev = out[k];
+    out[k] = isPlainObject(prev) && isPlainObject(v) ? unionFields(prev, v) : v;
+  }
+  return out;
+}

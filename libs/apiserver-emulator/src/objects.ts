@@ -15,10 +15,11 @@ import {
 import {
   fieldsV1,
   recordManager,
+  scopeFields,
   type ListKeys,
   type ManagedFieldsEntry,
 } from './managed-fields.js';
-import { releaseChangedFields, serverSideApply } from './ssa.js';
+import { accumulateUpdate, releaseChangedFields, serverSideApply } from './ssa.js';
 import { applyPatch, jsonPatch, mergeKeyFor, mergePatch, strategicMergePatch } from './patch.js';
 import type { Registry } from './registry.js';
 import { apiVersionOf, type ResourceType } from './resource-type.js';
@@ -120,7 +121,7 @@ export class ObjectService {
     opts: WriteOptions = {},
   ): WriteResult {
     // Owned fields are those the request set, before defaulting fills in more.
-    const fields = fieldsV1(body, this.listKeys(rt));
+    const fields = scopeFields(fieldsV1(body, this.listKeys(rt)), rt.statusSubresource, '');
     const obj = this.intake(rt, body);
     const meta = obj.metadata;
     this.placeInNamespace(rt, obj, namespace);
@@ -432,13 +433,18 @@ export class ObjectService {
             this.listKeys(rt),
           )
         : entries;
+    const scoped = scopeFields(fields, rt.statusSubresource, sub);
+    const owned =
+      operation === 'Update'
+        ? accumulateUpdate((base as ManagedFieldsEntry[] | undefined)?.find(mine), scoped, next)
+        : scoped;
     const recorded = recordManager(
       base,
       {
         manager,
         operation,
         apiVersion: apiVersionOf(rt),
-        fieldsV1: fields,
+        fieldsV1: owned,
         subresource: sub || undefined,
       },
       this.clock.now(),

@@ -1,5 +1,5 @@
 import { ApiError } from './errors.js';
-import { fieldsV1, type ListKeys, type ManagedFieldsEntry } from './managed-fields.js';
+import { fieldsV1, unionFields, type ListKeys, type ManagedFieldsEntry } from './managed-fields.js';
 import { deepEqual, isPlainObject } from './util.js';
 
 /**
@@ -230,4 +230,26 @@ export function releaseChangedFields(
     const shrunk = withoutPaths(e, changed);
     return shrunk ? [shrunk] : [];
   });
+}
+
+/**
+ * What an Update's manager owns afterwards: what it owned before plus what this write set, less
+ * the fields that no longer exist in the object.
+ */
+export function accumulateUpdate(
+  previous: ManagedFieldsEntry | undefined,
+  fields: Record<string, unknown>,
+  next: unknown,
+): Record<string, unknown> {
+  const all = previous ? unionFields(previous.fieldsV1, fields) : fields;
+  const gone = new Set(
+    leafPaths(all)
+      .filter((p) => valueAt(next, p) === undefined)
+      .map((p) => p.join(SEP)),
+  );
+  if (gone.size === 0) return all;
+  return (
+    withoutPaths({ ...(previous ?? ({} as ManagedFieldsEntry)), fieldsV1: all }, gone)?.fieldsV1 ??
+    {}
+  );
 }

@@ -201,3 +201,88 @@ describe('client-side to server-side apply', () => {
     assert.equal(otherManager.status, 409);
   });
 });
+
+// server-side-apply docs, "Field management": a status write owns status only, a main-resource
+// write of a kind with a status subresource never owns status, and an Update adds to what its
+// manager owned before.
+describe('managedFields ownership', () => {
+  let emu: Emulator;
+  let call: ReturnType<typeof http>;
+  const DEPLOY = '/apis/apps/v1/namespaces/ops/deployments';
+
+  before(async () => {
+    emu = await withEmulator({ namespaces: ['ops'] });
+    call = http(emu);
+  });
+  after(() => emu.stop());
+
+  const entry = (
+    obj: { metadata: { managedFields: { manager: string; subresource?: string }[] } },
+    manager: string,
+    sub = '',
+  ) =>
+    obj.metadata.managedFields.find(
+      (e) => e.manager === manager && (e.subresource ?? '') === sub,
+    ) as { fieldsV1: Record<string, Record<string, unknown>> } | undefined;
+
+  const deployment = (name: string, replicas: number) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, labels: { app: name } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'c', image: 'busybox' }] },
+      },
+    },
+    status: { replicas: 9 },
+  });
+
+  test('a /status write owns status only; a main write does not own status', async () => {
+    const created = await call(
+      'POST',
+      `${DEPLOY}?fieldManager=creator`,
+      deployment('mf-status', 1),
+    );
+    assert.equal(created.status, 201, created.text);
+    assert.equal(entry(created.json, 'creator')?.fieldsV1['f:status'], undefined);
+    const put = await call('PUT', `${DEPLOY}/mf-status/status?fieldManager=statuswriter`, {
+      ...created.json,
+      metadata: { ...created.json.metadata, labels: { app: 'mf-status', extra: 'x' } },
+      spec: { ...created.json.spec, replicas: 5 },
+      status: { replicas: 3 },
+    });
+    assert.equal(put.status, 200, put.text);
+    const owned = entry(put.json, 'statuswriter', 'status')!.fieldsV1;
+    assert.deepEqual(Object.keys(owned), ['f:status']);
+  });
+
+  test('an Update keeps what its manager owned before', async () => {
+    const cm = await call('POST', `${CM}?fieldManager=editor`, {
+      metadata: { name: 'mf-update' },
+      data: { a: '1' },
+    });
+    assert.equal(cm.status, 201, cm.text);
+    const patched = await call(
+      'PATCH',
+      `${CM}/mf-update?fieldManager=editor`,
+      { data: { b: '2' } },
+      {
+        'Content-Type': 'application/merge-patch+json',
+      },
+    );
+    const owned = entry(patched.json, 'editor')!.fieldsV1['f:data']!;
+    assert.deepEqual(Object.keys(owned).sort(), ['f:a', 'f:b']);
+    const removed = await call(
+      'PATCH',
+      `${CM}/mf-update?fieldManager=editor`,
+      { data: { a: null } },
+      {
+        'Content-Type': 'application/merge-patch+json',
+      },
+    );
+    assert.deepEqual(Object.keys(entry(removed.json, 'editor')!.fieldsV1['f:data']!), ['f:b']);
+  });
+});
