@@ -45,6 +45,12 @@ const PATCH_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation', 'force'].map(
   schema: { type: name === 'force' ? 'boolean' : 'string', uniqueItems: true },
 }));
 
+/** `com.example.ops.v1alpha1.BackupJob`: the group reversed, as kube-apiserver names CRD schemas. */
+function schemaName(group: string, version: string, kind: string): string {
+  const prefix = group ? group.split('.').reverse().join('.') : 'io.k8s.api.core';
+  return `${prefix}.${version}.${kind}`;
+}
+
 export function openApiV3GroupVersion(
   registry: Registry,
   group: string,
@@ -54,7 +60,14 @@ export function openApiV3GroupVersion(
   const rts = registry.inGroupVersion(group, version).filter((rt) => !rt.virtual);
   if (rts.length === 0 && registry.inGroupVersion(group, version).length === 0) return undefined;
   const paths: Record<string, unknown> = {};
+  const schemas: Record<string, unknown> = {};
   for (const rt of rts) {
+    // kubectl explain finds a kind by this extension; only kinds with a schema (CRDs) have one.
+    if (rt.schema)
+      schemas[schemaName(group, version, rt.kind)] = {
+        ...rt.schema,
+        'x-kubernetes-group-version-kind': [{ group, version, kind: rt.kind }],
+      };
     const base = `/${gvPath(group, version)}${rt.namespaced ? '/namespaces/{namespace}' : ''}/${rt.plural}/{name}`;
     paths[base] = {
       patch: {
@@ -69,6 +82,6 @@ export function openApiV3GroupVersion(
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: serverVersion },
     paths,
-    components: { schemas: {} },
+    components: { schemas },
   });
 }

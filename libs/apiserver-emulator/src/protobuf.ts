@@ -7,7 +7,18 @@ import { badRequest, unsupportedMediaType } from './errors.js';
  * from k8s.io/api/<group>/<version>/generated.proto.
  */
 type FieldType =
-  'string' | 'bytes' | 'int' | 'bool' | 'time' | `msg:${string}` | 'map' | 'mapBytes';
+  | 'string'
+  | 'bytes'
+  | 'int'
+  | 'bool'
+  | 'time'
+  | 'intOrString'
+  | 'quantity'
+  | `msg:${string}`
+  | `inline:${string}`
+  | 'map'
+  | 'mapBytes'
+  | 'mapQuantity';
 
 interface FieldDef {
   name: string;
@@ -24,7 +35,179 @@ const m = (name: string, msg: string, repeated = false): FieldDef => ({
   repeated,
 });
 
+const int = (name: string): FieldDef => ({ name, type: 'int' });
+const bool = (name: string): FieldDef => ({ name, type: 'bool' });
+/** An embedded Go struct whose fields JSON shows inline (VolumeSource in Volume, …). */
+const inline = (msg: string): FieldDef => ({ name: '', type: `inline:${msg}` });
+
+/**
+ * Workload kinds kubectl ≥1.32 sends as protobuf (`create deployment|job|cronjob`, `create job
+ * --from=cronjob/x`): the pod template fields the operator, the chart and those commands use.
+ * Field numbers from k8s.io/api apps/v1, batch/v1 and core/v1 generated.proto.
+ */
+const WORKLOADS: Record<string, MessageDef> = {
+  Deployment: { 1: m('metadata', 'ObjectMeta'), 2: m('spec', 'DeploymentSpec') },
+  DeploymentSpec: {
+    1: int('replicas'),
+    2: m('selector', 'LabelSelector'),
+    3: m('template', 'PodTemplateSpec'),
+    4: m('strategy', 'DeploymentStrategy'),
+    5: int('minReadySeconds'),
+    6: int('revisionHistoryLimit'),
+    7: bool('paused'),
+    9: int('progressDeadlineSeconds'),
+  },
+  DeploymentStrategy: { 1: s('type'), 2: m('rollingUpdate', 'RollingUpdateDeployment') },
+  RollingUpdateDeployment: {
+    1: { name: 'maxUnavailable', type: 'intOrString' },
+    2: { name: 'maxSurge', type: 'intOrString' },
+  },
+  LabelSelector: {
+    1: { name: 'matchLabels', type: 'map' },
+    2: m('matchExpressions', 'LabelSelectorRequirement', true),
+  },
+  LabelSelectorRequirement: { 1: s('key'), 2: s('operator'), 3: s('values', true) },
+  Job: { 1: m('metadata', 'ObjectMeta'), 2: m('spec', 'JobSpec') },
+  JobSpec: {
+    1: int('parallelism'),
+    2: int('completions'),
+    3: int('activeDeadlineSeconds'),
+    4: m('selector', 'LabelSelector'),
+    5: bool('manualSelector'),
+    6: m('template', 'PodTemplateSpec'),
+    7: int('backoffLimit'),
+    8: int('ttlSecondsAfterFinished'),
+    9: s('completionMode'),
+    10: bool('suspend'),
+    12: int('backoffLimitPerIndex'),
+    13: int('maxFailedIndexes'),
+    14: s('podReplacementPolicy'),
+    15: s('managedBy'),
+  },
+  CronJob: { 1: m('metadata', 'ObjectMeta'), 2: m('spec', 'CronJobSpec') },
+  CronJobSpec: {
+    1: s('schedule'),
+    2: int('startingDeadlineSeconds'),
+    3: s('concurrencyPolicy'),
+    4: bool('suspend'),
+    5: m('jobTemplate', 'JobTemplateSpec'),
+    6: int('successfulJobsHistoryLimit'),
+    7: int('failedJobsHistoryLimit'),
+    8: s('timeZone'),
+  },
+  JobTemplateSpec: { 1: m('metadata', 'ObjectMeta'), 2: m('spec', 'JobSpec') },
+  PodTemplateSpec: { 1: m('metadata', 'ObjectMeta'), 2: m('spec', 'PodSpec') },
+  PodSpec: {
+    1: m('volumes', 'Volume', true),
+    2: m('containers', 'Container', true),
+    3: s('restartPolicy'),
+    4: int('terminationGracePeriodSeconds'),
+    5: int('activeDeadlineSeconds'),
+    6: s('dnsPolicy'),
+    7: { name: 'nodeSelector', type: 'map' },
+    8: s('serviceAccountName'),
+    9: s('serviceAccount'),
+    10: s('nodeName'),
+    14: m('securityContext', 'PodSecurityContext'),
+    15: m('imagePullSecrets', 'LocalObjectReference', true),
+    19: s('schedulerName'),
+    20: m('initContainers', 'Container', true),
+    21: bool('automountServiceAccountToken'),
+    22: m('tolerations', 'Toleration', true),
+    24: s('priorityClassName'),
+    30: bool('enableServiceLinks'),
+  },
+  Container: {
+    1: s('name'),
+    2: s('image'),
+    3: s('command', true),
+    4: s('args', true),
+    5: s('workingDir'),
+    6: m('ports', 'ContainerPort', true),
+    7: m('env', 'EnvVar', true),
+    8: m('resources', 'ResourceRequirements'),
+    9: m('volumeMounts', 'VolumeMount', true),
+    13: s('terminationMessagePath'),
+    14: s('imagePullPolicy'),
+    15: m('securityContext', 'SecurityContext'),
+    19: m('envFrom', 'EnvFromSource', true),
+    20: s('terminationMessagePolicy'),
+  },
+  ContainerPort: { 1: s('name'), 2: int('hostPort'), 3: int('containerPort'), 4: s('protocol') },
+  EnvVar: { 1: s('name'), 2: s('value'), 3: m('valueFrom', 'EnvVarSource') },
+  EnvVarSource: {
+    1: m('fieldRef', 'ObjectFieldSelector'),
+    3: m('configMapKeyRef', 'KeySelector'),
+    4: m('secretKeyRef', 'KeySelector'),
+  },
+  ObjectFieldSelector: { 1: s('apiVersion'), 2: s('fieldPath') },
+  KeySelector: { 1: inline('LocalObjectReference'), 2: s('key'), 3: bool('optional') },
+  EnvFromSource: {
+    1: s('prefix'),
+    2: m('configMapRef', 'EnvSource'),
+    3: m('secretRef', 'EnvSource'),
+  },
+  EnvSource: { 1: inline('LocalObjectReference'), 2: bool('optional') },
+  ResourceRequirements: {
+    1: { name: 'limits', type: 'mapQuantity' },
+    2: { name: 'requests', type: 'mapQuantity' },
+  },
+  VolumeMount: { 1: s('name'), 2: bool('readOnly'), 3: s('mountPath'), 4: s('subPath') },
+  Volume: { 1: s('name'), 2: inline('VolumeSource') },
+  VolumeSource: {
+    2: m('emptyDir', 'EmptyDirVolumeSource'),
+    6: m('secret', 'SecretVolumeSource'),
+    10: m('persistentVolumeClaim', 'PersistentVolumeClaimVolumeSource'),
+    19: m('configMap', 'ConfigMapVolumeSource'),
+  },
+  EmptyDirVolumeSource: { 1: s('medium'), 2: { name: 'sizeLimit', type: 'quantity' } },
+  SecretVolumeSource: {
+    1: s('secretName'),
+    2: m('items', 'KeyToPath', true),
+    3: int('defaultMode'),
+    4: bool('optional'),
+  },
+  ConfigMapVolumeSource: {
+    1: inline('LocalObjectReference'),
+    2: m('items', 'KeyToPath', true),
+    3: int('defaultMode'),
+    4: bool('optional'),
+  },
+  KeyToPath: { 1: s('key'), 2: s('path'), 3: int('mode') },
+  PersistentVolumeClaimVolumeSource: { 1: s('claimName'), 2: bool('readOnly') },
+  SecurityContext: {
+    1: m('capabilities', 'Capabilities'),
+    2: bool('privileged'),
+    4: int('runAsUser'),
+    5: bool('runAsNonRoot'),
+    6: bool('readOnlyRootFilesystem'),
+    7: bool('allowPrivilegeEscalation'),
+    8: int('runAsGroup'),
+    11: m('seccompProfile', 'SeccompProfile'),
+  },
+  PodSecurityContext: {
+    2: int('runAsUser'),
+    3: bool('runAsNonRoot'),
+    4: { name: 'supplementalGroups', type: 'int', repeated: true },
+    5: int('fsGroup'),
+    6: int('runAsGroup'),
+    10: m('seccompProfile', 'SeccompProfile'),
+  },
+  Capabilities: { 1: s('add', true), 2: s('drop', true) },
+  SeccompProfile: { 1: s('type'), 2: s('localhostProfile') },
+  Toleration: {
+    1: s('key'),
+    2: s('operator'),
+    3: s('value'),
+    4: s('effect'),
+    5: int('tolerationSeconds'),
+  },
+  IntOrString: { 1: int('type'), 2: int('intVal'), 3: s('strVal') },
+  Quantity: { 1: s('string') },
+};
+
 const MESSAGES: Record<string, MessageDef> = {
+  ...WORKLOADS,
   Unknown: {
     1: m('typeMeta', 'TypeMeta'),
     2: { name: 'raw', type: 'bytes' },
@@ -177,7 +360,7 @@ class Reader {
   }
 }
 
-function decodeMapEntry(buf: Buffer, valueBytes: boolean): [string, string] {
+function decodeMapEntry(buf: Buffer, type: FieldType): [string, string] {
   const r = new Reader(buf);
   let key = '';
   let value = '';
@@ -187,7 +370,9 @@ function decodeMapEntry(buf: Buffer, valueBytes: boolean): [string, string] {
     if (field === 1) key = r.bytes().toString('utf8');
     else if (field === 2) {
       const b = r.bytes();
-      value = valueBytes ? b.toString('base64') : b.toString('utf8');
+      if (type === 'mapBytes') value = b.toString('base64');
+      else if (type === 'mapQuantity') value = String(decodeMessage(b, 'Quantity').string ?? '0');
+      else value = b.toString('utf8');
     } else r.skip(tag & 7);
   }
   return [key, value];
@@ -229,13 +414,26 @@ function decodeMessage(buf: Buffer, typeName: string): Record<string, unknown> {
         break;
       }
       case 'map':
-      case 'mapBytes': {
-        const [k, v] = decodeMapEntry(r.bytes(), f.type === 'mapBytes');
+      case 'mapBytes':
+      case 'mapQuantity': {
+        const [k, v] = decodeMapEntry(r.bytes(), f.type);
         const map = (out[f.name] ??= {}) as Record<string, string>;
         map[k] = v;
         continue;
       }
+      case 'intOrString': {
+        const v = decodeMessage(r.bytes(), 'IntOrString');
+        value = v.type === 1 ? (v.strVal ?? '') : (v.intVal ?? 0);
+        break;
+      }
+      case 'quantity':
+        value = decodeMessage(r.bytes(), 'Quantity').string ?? '0';
+        break;
       default:
+        if (f.type.startsWith('inline:')) {
+          Object.assign(out, decodeMessage(r.bytes(), f.type.slice(7)));
+          continue;
+        }
         value = decodeMessage(r.bytes(), f.type.slice(4));
     }
     if (f.repeated) ((out[f.name] ??= []) as unknown[]).push(value);

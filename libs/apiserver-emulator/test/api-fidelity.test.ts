@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Emulator } from '../src/index.js';
-import { http, protoEnvelope, watchEvents, withEmulator } from './support.js';
+import { CRD_FILE, http, kubectl, protoEnvelope, watchEvents, withEmulator } from './support.js';
 
 const CM = '/api/v1/namespaces/ops/configmaps';
 
@@ -284,5 +284,152 @@ describe('managedFields ownership', () => {
       },
     );
     assert.deepEqual(Object.keys(entry(removed.json, 'editor')!.fieldsV1['f:data']!), ['f:b']);
+  });
+});
+
+// kubectl ≥1.32 typed commands send protobuf (research §0.3); kubectl explain reads the kind's
+// schema from /openapi/v3 (docs/reference/kubectl/generated/kubectl_explain).
+describe('kubectl 1.32 typed create and explain', () => {
+  let emu: Emulator;
+  let k: ReturnType<typeof kubectl>;
+  let old: ReturnType<typeof kubectl>;
+  const KUBECTL_131 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.31';
+
+  before(async () => {
+    emu = await withEmulator({ namespaces: ['ops'] });
+    k = kubectl(emu, 'kubectl');
+    old = kubectl(emu, KUBECTL_131);
+  });
+  after(async () => {
+    k.cleanup();
+    old.cleanup();
+    await emu.stop();
+  });
+
+  /** The object kubectl 1.32 (protobuf) created, next to what kubectl 1.31 (JSON) created from the same command. */
+  async function both(args: string[]): Promise<[Record<string, unknown>, Record<string, unknown>]> {
+    // Flags before `--`: what follows it is the container command.
+    const run = (bin: typeof k, name: string) =>
+      bin([...args.slice(0, 2), name, '-n', 'ops', '-o', 'json', ...args.slice(3)]);
+    const pb = await run(k, 'pb');
+    assert.equal(pb.code, 0, pb.stderr);
+    const json = await run(old, 'js');
+    assert.equal(json.code, 0, json.stderr);
+    return [JSON.parse(pb.stdout), JSON.parse(json.stdout)];
+  }
+
+  /** The parts of an object a decoder can get wrong: everything but names and server-set fields. */
+  function comparable(obj: Record<string, unknown>): unknown {
+    const text = JSON.stringify({
+      spec: obj.spec,
+      labels: (obj.metadata as { labels?: unknown }).labels,
+    })
+      .replaceAll('"pb"', '"x"')
+      .replaceAll('"js"', '"x"')
+      .replace(/"[0-9a-f]{8}-[0-9a-f-]{27}"/g, '"uid"');
+    return JSON.parse(text);
+  }
+
+  for (const [what, args] of [
+    [
+      'deployment',
+      ['create', 'deployment', '{name}', '--image=busybox:1.36', '--replicas=2', '--port=8080'],
+    ],
+    ['job', ['create', 'job', '{name}', '--image=busybox:1.36', '--', 'sh', '-c', 'echo hi']],
+    [
+      'cronjob',
+      [
+        'create',
+        'cronjob',
+        '{name}',
+        '--image=busybox:1.36',
+        '--schedule=*/5 * * * *',
+        '--',
+        'date',
+      ],
+    ],
+  ] as const) {
+    test(`create ${what} decodes to what the JSON client creates`, async () => {
+      const [pb, json] = await both([...args]);
+      assert.deepEqual(comparable(pb), comparable(json));
+    });
+  }
+
+  test('create job --from=cronjob copies the operator-shaped job template', async () => {
+    const cron = {
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: 'shaped', namespace: 'ops' },
+      spec: {
+        schedule: '10 2 * * *',
+        jobTemplate: {
+          spec: {
+            backoffLimit: 2,
+            template: {
+              spec: {
+                restartPolicy: 'Never',
+                securityContext: {
+                  runAsNonRoot: true,
+                  runAsUser: 10001,
+                  fsGroup: 10001,
+                  seccompProfile: { type: 'RuntimeDefault' },
+                },
+                containers: [
+                  {
+                    name: 'backup',
+                    image: 'backup:1',
+                    env: [
+                      { name: 'A', value: 'b' },
+                      { name: 'P', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+                    ],
+                    resources: {
+                      requests: { cpu: '100m', memory: '64Mi' },
+                      limits: { memory: '256Mi' },
+                    },
+                    volumeMounts: [
+                      { name: 'data', mountPath: '/backup' },
+                      { name: 'creds', mountPath: '/creds', readOnly: true },
+                    ],
+                    securityContext: {
+                      allowPrivilegeEscalation: false,
+                      readOnlyRootFilesystem: true,
+                      capabilities: { drop: ['ALL'] },
+                    },
+                  },
+                ],
+                volumes: [
+                  { name: 'data', persistentVolumeClaim: { claimName: 'pvc' } },
+                  { name: 'tmp', emptyDir: {} },
+                  { name: 'creds', secret: { secretName: 's', defaultMode: 288 } },
+                ],
+              },
+            },
+          },
+        },
+      },
+    };
+    assert.equal((await emu.objects.create(cron)).metadata.name, 'shaped');
+    const r = await k([
+      'create',
+      'job',
+      'manual',
+      '--from=cronjob/shaped',
+      '-n',
+      'ops',
+      '-o',
+      'json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const job = JSON.parse(r.stdout) as { spec: { template: { spec: unknown } } };
+    assert.deepEqual(job.spec.template.spec, cron.spec.jobTemplate.spec.template.spec);
+  });
+
+  test('kubectl explain backupjob.spec lists the schema fields', async () => {
+    const crd = await k(['apply', '-f', CRD_FILE]);
+    assert.equal(crd.code, 0, crd.stderr);
+    const r = await k(['explain', 'backupjob.spec']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /KIND:\s+BackupJob/);
+    assert.match(r.stdout, /schedule\s+<string>/);
   });
 });
