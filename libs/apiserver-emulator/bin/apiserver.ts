@@ -4,7 +4,7 @@ import { start } from '../src/index.js';
 
 /**
  * `npm run apiserver -- --port 6443 --kubeconfig ./emu.kubeconfig [--tls] [--rbac] [--clock accelerated:60]
- *  [--latency verb=list,ms=50,jitter=20] [--error code=503,rate=0.1,verb=get] [--controllers gc,namespace,jobs,cronjobs]`
+ *  [--latency verb=list,ms=50,jitter=20] [--error code=503,rate=0.1,verb=get] [--controllers gc,namespace,deployments,jobs,cronjobs]`
  * Serves until SIGINT/SIGTERM. Runtime control (faults, watches, clock, Jobs): the /__emulator/
  * endpoints, see docs/apiserver-emulator.md.
  */
@@ -54,7 +54,7 @@ function clockOption(spec: string | undefined) {
 async function main(): Promise<void> {
   const port = num(values.port, 'port') ?? 6443;
   const controllers = new Set(
-    (values.controllers ?? 'gc,namespace,jobs,cronjobs')
+    (values.controllers ?? 'gc,namespace,deployments,jobs,cronjobs')
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
@@ -75,6 +75,7 @@ async function main(): Promise<void> {
     controllers: {
       garbageCollector: controllers.has('gc'),
       namespaceLifecycle: controllers.has('namespace'),
+      deployments: controllers.has('deployments'),
       jobs: controllers.has('jobs') ? { outcome: outcome as 'succeed' | 'fail' | 'manual' } : false,
       cronJobs: controllers.has('cronjobs'),
     },

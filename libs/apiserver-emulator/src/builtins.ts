@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { checkByteMap, secretIntake } from './byte-fields.js';
 import { coreToEventsV1, eventsV1ToCore } from './events.js';
 import { resourceType, type ResourceType } from './resource-type.js';
@@ -109,7 +110,22 @@ function cronJobDefaults(obj: KubeObject): void {
   setDefault(spec, 'failedJobsHistoryLimit', 1);
 }
 
-function workload(group: string, plural: string, kind: string, shortNames: string[]): ResourceType {
+/** autoscaling/v1 Scale, served for the kinds with spec.replicas (http/scale.ts). */
+const SCALE = {
+  name: 'scale',
+  kind: 'Scale',
+  group: 'autoscaling',
+  version: 'v1',
+  verbs: ['get', 'patch', 'update'],
+};
+
+function workload(
+  group: string,
+  plural: string,
+  kind: string,
+  shortNames: string[],
+  extra: Partial<ResourceType> = {},
+): ResourceType {
   return resourceType({
     group,
     version: 'v1',
@@ -119,7 +135,59 @@ function workload(group: string, plural: string, kind: string, shortNames: strin
     categories: ['all'],
     statusSubresource: true,
     generation: true,
+    ...extra,
   });
+}
+
+function deploymentDefaults(obj: KubeObject): void {
+  const spec = specOf(obj);
+  setDefault(spec, 'replicas', 1);
+  setDefault(spec, 'revisionHistoryLimit', 10);
+  setDefault(spec, 'progressDeadlineSeconds', 600);
+  setDefault(spec, 'strategy', { type: 'RollingUpdate' });
+  const strategy = spec.strategy as Record<string, unknown>;
+  if (strategy.type === 'RollingUpdate')
+    strategy.rollingUpdate = {
+      maxUnavailable: '25%',
+      maxSurge: '25%',
+      ...(strategy.rollingUpdate as object),
+    };
+}
+
+const num = (o: KubeObject, ...path: string[]) => Number(at(o, ...path) ?? 0);
+
+/**
+ * Service defaults and a cluster IP from 10.96.0.0/16 (a readiness check such as helm --wait needs
+ * one); an IP already set, or `None` for a headless Service, is kept.
+ */
+function serviceDefaults(obj: KubeObject): void {
+  const spec = specOf(obj);
+  setDefault(spec, 'type', 'ClusterIP');
+  setDefault(spec, 'sessionAffinity', 'None');
+  if (spec.type !== 'ExternalName') {
+    if (!spec.clusterIP) {
+      const [a, b] = randomBytes(2);
+      spec.clusterIP = `10.96.${a}.${Math.max(1, b!)}`;
+    }
+    setDefault(spec, 'clusterIPs', [spec.clusterIP]);
+    setDefault(spec, 'ipFamilies', ['IPv4']);
+    setDefault(spec, 'ipFamilyPolicy', 'SingleStack');
+    setDefault(spec, 'internalTrafficPolicy', 'Cluster');
+  }
+  for (const port of (spec.ports as Record<string, unknown>[] | undefined) ?? []) {
+    setDefault(port, 'protocol', 'TCP');
+    setDefault(port, 'targetPort', port.port);
+  }
+}
+
+function servicePorts(o: KubeObject): string {
+  const ports =
+    (at(o, 'spec', 'ports') as
+      { port: number; protocol?: string; nodePort?: number }[] | undefined) ?? [];
+  if (ports.length === 0) return '<none>';
+  return ports
+    .map((p) => `${p.port}${p.nodePort ? `:${p.nodePort}` : ''}/${p.protocol ?? 'TCP'}`)
+    .join(',');
 }
 
 const namespaced = true;
@@ -329,13 +397,43 @@ export function builtinResources(): ResourceType[] {
       ],
     }),
     // Stored as given, without controllers: what a Helm chart or a sandbox applies besides the above.
-    workload('apps', 'deployments', 'Deployment', ['deploy']),
-    workload('apps', 'statefulsets', 'StatefulSet', ['sts']),
+    workload('apps', 'deployments', 'Deployment', ['deploy'], {
+      defaults: deploymentDefaults,
+      extraSubresources: [SCALE],
+      printerColumns: [
+        NAME_COLUMN,
+        col('Ready', (o) => `${num(o, 'status', 'readyReplicas')}/${num(o, 'spec', 'replicas')}`),
+        col('Up-to-date', (o) => num(o, 'status', 'updatedReplicas'), 'integer'),
+        col('Available', (o) => num(o, 'status', 'availableReplicas'), 'integer'),
+        AGE_COLUMN,
+      ],
+    }),
+    workload('apps', 'replicasets', 'ReplicaSet', ['rs'], {
+      defaults: (o) => setDefault(specOf(o), 'replicas', 1),
+      extraSubresources: [SCALE],
+      printerColumns: [
+        NAME_COLUMN,
+        col('Desired', (o) => num(o, 'spec', 'replicas'), 'integer'),
+        col('Current', (o) => num(o, 'status', 'replicas'), 'integer'),
+        col('Ready', (o) => num(o, 'status', 'readyReplicas'), 'integer'),
+        AGE_COLUMN,
+      ],
+    }),
+    workload('apps', 'statefulsets', 'StatefulSet', ['sts'], { extraSubresources: [SCALE] }),
     workload('apps', 'daemonsets', 'DaemonSet', ['ds']),
     core('services', 'Service', {
       shortNames: ['svc'],
       categories: ['all'],
       statusSubresource: true,
+      defaults: serviceDefaults,
+      printerColumns: [
+        NAME_COLUMN,
+        col('Type', (o) => str(o, 'spec', 'type')),
+        col('Cluster-IP', (o) => str(o, 'spec', 'clusterIP') ?? '<none>'),
+        col('External-IP', (o) => str(o, 'spec', 'externalName') ?? '<none>'),
+        col('Port(s)', servicePorts),
+        AGE_COLUMN,
+      ],
     }),
     core('persistentvolumeclaims', 'PersistentVolumeClaim', {
       shortNames: ['pvc'],

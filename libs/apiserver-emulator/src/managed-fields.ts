@@ -90,7 +90,7 @@ export function managerFromUserAgent(userAgent: string | undefined): string {
 
 /**
  * The fields a write may own, given where it was sent: a status subresource write owns status
- * only, and a main-resource write of a kind with a status subresource never owns status (the
+ * only, a scale write spec.replicas only, and a main-resource write of a kind with a status subresource never owns status (the
  * registry strategies reset those fields).
  */
 export function scopeFields(
@@ -100,6 +100,8 @@ export function scopeFields(
 ): Record<string, unknown> {
   if (subresource === 'status')
     return fields['f:status'] === undefined ? {} : { 'f:status': fields['f:status'] };
+  // A scale write changes spec.replicas and nothing else.
+  if (subresource === 'scale') return { 'f:spec': { 'f:replicas': {} } };
   if (!statusSubresource || fields['f:status'] === undefined) return fields;
   const { 'f:status': _status, ...rest } = fields;
   return rest;

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Emulator } from '../src/index.js';
-import { CRD_FILE, http, kubectl, protoEnvelope, watchEvents, withEmulator } from './support.js';
+import type { KubeObject } from '../src/types.js';
+import {
+  CRD_FILE,
+  eventually,
+  http,
+  kubectl,
+  protoEnvelope,
+  watchEvents,
+  withEmulator,
+} from './support.js';
 
 const CM = '/api/v1/namespaces/ops/configmaps';
 
@@ -211,7 +220,8 @@ describe('managedFields ownership', () => {
   const DEPLOY = '/apis/apps/v1/namespaces/ops/deployments';
 
   before(async () => {
-    emu = await withEmulator({ namespaces: ['ops'] });
+    // No deployment controller: its status writes would race the hand-written ones.
+    emu = await withEmulator({ namespaces: ['ops'], controllers: { deployments: false } });
     call = http(emu);
   });
   after(() => emu.stop());
@@ -431,5 +441,143 @@ describe('kubectl 1.32 typed create and explain', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /KIND:\s+BackupJob/);
     assert.match(r.stdout, /schedule\s+<string>/);
+  });
+});
+
+// docs/concepts/workloads/controllers/deployment/ (rollouts, revisions, scaling) and the
+// autoscaling/v1 Scale subresource; no Pods run, so replicas are available at once.
+describe('Deployments: ReplicaSets, scale, rollout', () => {
+  let emu: Emulator;
+  let call: ReturnType<typeof http>;
+  let k: ReturnType<typeof kubectl>;
+  const DEPLOY = '/apis/apps/v1/namespaces/ops/deployments';
+  const RS = '/apis/apps/v1/namespaces/ops/replicasets';
+
+  before(async () => {
+    emu = await withEmulator({ namespaces: ['ops'] });
+    call = http(emu);
+    k = kubectl(emu);
+  });
+  after(async () => {
+    k.cleanup();
+    await emu.stop();
+  });
+
+  const deployment = (name: string, image: string) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'ops' },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'c', image }] },
+      },
+    },
+  });
+
+  async function replicaSets(name: string) {
+    const list = await call('GET', `${RS}?labelSelector=app%3D${name}`);
+    return (list.json.items as KubeObject[]).sort(
+      (a, b) =>
+        Number(a.metadata.annotations!['deployment.kubernetes.io/revision']) -
+        Number(b.metadata.annotations!['deployment.kubernetes.io/revision']),
+    );
+  }
+
+  test('a Deployment gets a ReplicaSet at revision 1 and a finished rollout status', async () => {
+    assert.equal((await call('POST', DEPLOY, deployment('web', 'nginx:1'))).status, 201);
+    const d = await eventually(async () => {
+      const r = await call('GET', `${DEPLOY}/web`);
+      return r.json.status?.availableReplicas === 2 ? r.json : undefined;
+    }, 'web available');
+    assert.equal(d.status.observedGeneration, d.metadata.generation);
+    assert.equal(d.status.updatedReplicas, 2);
+    assert.equal(d.metadata.annotations['deployment.kubernetes.io/revision'], '1');
+    assert.deepEqual(
+      d.status.conditions.map((c: { type: string; status: string; reason: string }) => [
+        c.type,
+        c.status,
+        c.reason,
+      ]),
+      [
+        ['Available', 'True', 'MinimumReplicasAvailable'],
+        ['Progressing', 'True', 'NewReplicaSetAvailable'],
+      ],
+    );
+    const [rs] = await replicaSets('web');
+    assert.ok(rs, 'a ReplicaSet');
+    const hash = rs.metadata.labels!['pod-template-hash']!;
+    assert.equal(rs.metadata.name, `web-${hash}`);
+    assert.equal(rs.metadata.ownerReferences![0]!.uid, d.metadata.uid);
+    assert.equal((rs.status as { readyReplicas: number }).readyReplicas, 2);
+  });
+
+  test('the scale subresource reads and writes spec.replicas', async () => {
+    const scale = await call('GET', `${DEPLOY}/web/scale`);
+    assert.equal(scale.status, 200, scale.text);
+    assert.equal(scale.json.kind, 'Scale');
+    assert.equal(scale.json.apiVersion, 'autoscaling/v1');
+    assert.equal(scale.json.spec.replicas, 2);
+    assert.equal(scale.json.status.selector, 'app=web');
+    const patched = await call(
+      'PATCH',
+      `${DEPLOY}/web/scale`,
+      { spec: { replicas: 4 } },
+      {
+        'Content-Type': 'application/merge-patch+json',
+      },
+    );
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal(patched.json.spec.replicas, 4);
+    await eventually(
+      async () => (await call('GET', `${DEPLOY}/web`)).json.status?.availableReplicas === 4,
+      'scaled',
+    );
+    const bad = await call('PUT', `${DEPLOY}/web/scale`, {
+      ...scale.json,
+      metadata: { name: 'web' },
+      spec: { replicas: -1 },
+    });
+    assert.equal(bad.status, 422);
+  });
+
+  test('kubectl scale, rollout status/history/undo and get columns behave as on a cluster', async () => {
+    const scaled = await k(['scale', 'deploy/web', '--replicas=3', '-n', 'ops']);
+    assert.equal(scaled.code, 0, scaled.stderr);
+    const status = await k(['rollout', 'status', 'deploy/web', '-n', 'ops', '--timeout=20s']);
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, /successfully rolled out/);
+    const image = await k(['set', 'image', 'deploy/web', 'c=nginx:2', '-n', 'ops']);
+    assert.equal(image.code, 0, image.stderr);
+    assert.equal(
+      (await k(['rollout', 'status', 'deploy/web', '-n', 'ops', '--timeout=20s'])).code,
+      0,
+    );
+    const sets = await eventually(async () => {
+      const list = await replicaSets('web');
+      return list.length === 2 && (list[0]!.spec as { replicas: number }).replicas === 0
+        ? list
+        : undefined;
+    }, 'two ReplicaSets, the old one scaled down');
+    assert.equal((sets![1]!.spec as { replicas: number }).replicas, 3);
+    const history = await k(['rollout', 'history', 'deploy/web', '-n', 'ops']);
+    assert.equal(history.code, 0, history.stderr);
+    assert.match(history.stdout, /^1\s/m);
+    assert.match(history.stdout, /^2\s/m);
+    const undo = await k(['rollout', 'undo', 'deploy/web', '-n', 'ops']);
+    assert.equal(undo.code, 0, undo.stderr);
+    const back = await eventually(async () => {
+      const r = await call('GET', `${DEPLOY}/web`);
+      return r.json.metadata.annotations?.['deployment.kubernetes.io/revision'] === '3'
+        ? r.json
+        : undefined;
+    }, 'revision 3 after undo');
+    assert.equal(back.spec.template.spec.containers[0].image, 'nginx:1');
+    assert.equal((await replicaSets('web')).length, 2, 'undo reuses the revision-1 ReplicaSet');
+    const get = await k(['get', 'deploy', 'web', '-n', 'ops']);
+    assert.match(get.stdout, /NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE/);
+    assert.match(get.stdout, /web\s+3\/3\s+3\s+3\s/);
   });
 });

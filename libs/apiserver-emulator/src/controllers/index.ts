@@ -1,5 +1,6 @@
 import type { EmulatorCore } from '../core.js';
 import { CronJobSimulation, type CronJobSimulationOptions } from './cronjobs.js';
+import { DeploymentController } from './deployments.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { JobSimulation, type JobSimulationOptions } from './jobs.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
@@ -9,6 +10,8 @@ export interface ControllerOptions {
   garbageCollector?: boolean;
   /** Terminating namespaces lose their content, then go away. Default true. */
   namespaceLifecycle?: boolean;
+  /** Deployment → ReplicaSet rollouts with every replica available at once. Default true. */
+  deployments?: boolean;
   /** Job → Pod simulation with controllable outcomes. Default off. */
   jobs?: boolean | JobSimulationOptions;
   /** CronJob → Job simulation on the emulator clock. Default off. */
@@ -28,6 +31,7 @@ export class Controllers {
   constructor(core: EmulatorCore, opts: ControllerOptions = {}) {
     if (opts.garbageCollector ?? true) this.running.push(new GarbageCollector(core.svc));
     if (opts.namespaceLifecycle ?? true) this.running.push(new NamespaceLifecycle(core.svc));
+    if (opts.deployments ?? true) this.running.push(new DeploymentController(core.svc));
     if (opts.jobs) this.jobs = new JobSimulation(core.svc, opts.jobs === true ? {} : opts.jobs);
     if (opts.cronJobs)
       this.cronJobs = new CronJobSimulation(core.svc, opts.cronJobs === true ? {} : opts.cronJobs);

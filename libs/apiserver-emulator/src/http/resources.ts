@@ -21,6 +21,7 @@ import { acceptEntries } from '../discovery.js';
 import { compileFilter } from './filter.js';
 import { listJson, listMeta, listPage } from './list.js';
 import { boolParam } from './query.js';
+import { handleScale } from './scale.js';
 import { sendJson, warningHeaders } from './respond.js';
 import { review } from './reviews.js';
 import { WatchStream } from './watch-stream.js';
@@ -123,6 +124,7 @@ export async function handleResource(ctx: RequestContext): Promise<void> {
   )
     throw pathNotFound();
   const svc = core.svc;
+  if (info.subresource === 'scale') return handleScale(ctx, rt, writeOptions(ctx).fieldManager);
   switch (info.verb) {
     case 'get':
       if (info.subresource === 'log') return podLog(ctx, rt);
