@@ -1,4 +1,5 @@
 import { Authenticator, ADMIN } from './authn.js';
+import { installBuiltinValidation } from './builtin-validation.js';
 import { builtinResources } from './builtins.js';
 import { EmulatorClock, type ClockMode } from './clock.js';
 import { installCrdRegistrar } from './crd/registrar.js';
@@ -62,6 +63,7 @@ export class EmulatorCore {
       garbageCollection: opts.garbageCollection ?? true,
     });
     installCrdRegistrar(this.svc);
+    installBuiltinValidation(this.svc);
     this.discovery = new Discovery(this.registry, () => this.serverAddress);
     this.log = new RequestLog(opts.requestLogSize ?? 10000);
     this.authn = new Authenticator(this.store, opts.anonymousUser ?? ADMIN);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { parse } from 'yaml';
 import type { Emulator } from '../src/index.js';
 import type { KubeObject } from '../src/types.js';
 import {
@@ -579,5 +580,92 @@ describe('Deployments: ReplicaSets, scale, rollout', () => {
     const get = await k(['get', 'deploy', 'web', '-n', 'ops']);
     assert.match(get.stdout, /NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE/);
     assert.match(get.stdout, /web\s+3\/3\s+3\s+3\s/);
+  });
+});
+
+// pkg/apis/{core,apps,batch}/validation; meta/v1 ValidateListOptions; api-concepts
+// #semantics-for-watch (410 Gone) and content negotiation (application/yaml).
+describe('validation, list options and content types', () => {
+  let emu: Emulator;
+  let call: ReturnType<typeof http>;
+
+  before(async () => {
+    emu = await withEmulator({ namespaces: ['ops'] });
+    call = http(emu);
+  });
+  after(() => emu.stop());
+
+  test('a ConfigMap key outside [-._a-zA-Z0-9] is a 422 naming the key', async () => {
+    const r = await call('POST', CM, { metadata: { name: 'badkey' }, data: { 'bad key!': 'v' } });
+    assert.equal(r.status, 422, r.text);
+    assert.match(r.json.message, /data\[bad key!\]: Invalid value: "bad key!": a valid config key/);
+  });
+
+  test('a Pod without containers is a 422', async () => {
+    const r = await call('POST', '/api/v1/namespaces/ops/pods', {
+      metadata: { name: 'empty' },
+      spec: { containers: [] },
+    });
+    assert.equal(r.status, 422, r.text);
+    assert.match(r.json.message, /spec.containers: Required value/);
+  });
+
+  test('a Deployment without a selector is a 422', async () => {
+    const r = await call('POST', '/apis/apps/v1/namespaces/ops/deployments', {
+      metadata: { name: 'noselector' },
+      spec: {
+        template: {
+          metadata: { labels: { app: 'x' } },
+          spec: { containers: [{ name: 'c', image: 'busybox' }] },
+        },
+      },
+    });
+    assert.equal(r.status, 422, r.text);
+    assert.match(r.json.message, /spec.selector: Required value/);
+    assert.match(r.json.message, /`selector` does not match template `labels`/);
+  });
+
+  test('resourceVersionMatch without resourceVersion is rejected', async () => {
+    const r = await call('GET', `${CM}?resourceVersionMatch=NotOlderThan`);
+    assert.equal(r.status, 422, r.text);
+    assert.match(
+      r.json.message,
+      /resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided/,
+    );
+    const exact = await call('GET', `${CM}?resourceVersionMatch=Exact&resourceVersion=0`);
+    assert.equal(exact.status, 422);
+  });
+
+  test('an exact list or a watch from a compacted resourceVersion is 410 Gone', async () => {
+    const first = await call('POST', CM, { metadata: { name: 'before-compaction' } });
+    await call('POST', CM, { metadata: { name: 'after-first' } });
+    emu.compact();
+    const rv = Number(first.json.metadata.resourceVersion) - 1;
+    const list = await call('GET', `${CM}?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+    assert.equal(list.status, 410, list.text);
+    assert.equal(list.json.reason, 'Expired');
+    const events = await watchEvents(
+      `${emu.url}${CM}?watch=1&resourceVersion=${rv}`,
+      (e) => e.length >= 1,
+      3000,
+    );
+    assert.deepEqual(
+      events.map((e) => [e.type, e.object.code]),
+      [['ERROR', 410]],
+    );
+  });
+
+  test('Accept: application/yaml is answered in YAML', async () => {
+    await call('POST', CM, { metadata: { name: 'as-yaml' }, data: { k: 'v' } });
+    const one = await call('GET', `${CM}/as-yaml`, undefined, { Accept: 'application/yaml' });
+    assert.equal(one.status, 200);
+    assert.match(one.headers.get('content-type') ?? '', /^application\/yaml/);
+    assert.deepEqual(parse(one.text).data, { k: 'v' });
+    const list = await call('GET', CM, undefined, { Accept: 'application/yaml' });
+    assert.equal(parse(list.text).kind, 'ConfigMapList');
+    const json = await call('GET', `${CM}/as-yaml`, undefined, {
+      Accept: 'application/json, application/yaml',
+    });
+    assert.match(json.headers.get('content-type') ?? '', /^application\/json/);
   });
 });

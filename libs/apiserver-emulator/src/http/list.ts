@@ -3,6 +3,7 @@ import type { ObjectService } from '../objects.js';
 import { apiVersionOf, type ResourceType } from '../resource-type.js';
 import type { Stored } from '../store.js';
 import type { ObjectFilter } from './filter.js';
+import { validateListOptions } from './query.js';
 
 export interface ListPage {
   items: Stored[];
@@ -48,8 +49,16 @@ export function listPage(
   filter: ObjectFilter | undefined,
   query: URLSearchParams,
 ): ListPage {
+  validateListOptions(query, false);
   const limit = Number(query.get('limit') ?? 0);
   const cont = query.get('continue');
+  const exactRv =
+    query.get('resourceVersionMatch') === 'Exact'
+      ? Number(query.get('resourceVersion'))
+      : undefined;
+  // Only the newest state is kept, so an exact list can be served only at or after compaction.
+  if (exactRv !== undefined && exactRv < svc.store.compactedRv)
+    throw expired('The resourceVersion for the provided list is too old.');
   const token = cont ? decodeContinue(cont, svc.store.compactedRv) : undefined;
   const rv = token?.rv ?? svc.store.resourceVersion;
   const ns = rt.namespaced && namespace ? namespace : undefined;

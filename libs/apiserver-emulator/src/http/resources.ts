@@ -20,9 +20,9 @@ import { decodeBody } from './body.js';
 import { acceptEntries } from '../discovery.js';
 import { compileFilter } from './filter.js';
 import { listJson, listMeta, listPage } from './list.js';
-import { boolParam } from './query.js';
+import { boolParam, validateListOptions } from './query.js';
 import { handleScale } from './scale.js';
-import { sendJson, warningHeaders } from './respond.js';
+import { sendJson, sendNegotiated, warningHeaders } from './respond.js';
 import { review } from './reviews.js';
 import { WatchStream } from './watch-stream.js';
 import { managerFromUserAgent } from '../managed-fields.js';
@@ -96,7 +96,7 @@ function sendObject(
     return;
   }
   const json = served === obj ? ctx.core.store.jsonOf(obj) : undefined;
-  sendJson(ctx.res, code, json ?? served, warningHeaders(warnings));
+  sendNegotiated(ctx.res, ctx.req.headers.accept, code, json ?? served, warningHeaders(warnings));
 }
 
 function includeObject(query: URLSearchParams): IncludeObject {
@@ -186,7 +186,7 @@ function list(ctx: RequestContext, rt: ResourceType): void {
     );
     return;
   }
-  sendJson(ctx.res, 200, listJson(svc, rt, page));
+  sendNegotiated(ctx.res, ctx.req.headers.accept, 200, listJson(svc, rt, page));
 }
 
 /** Watch per api-concepts #semantics-for-watch: unset/"0" replay current state, a specific RV resumes or gets 410. */
@@ -195,8 +195,9 @@ function watch(ctx: RequestContext, rt: ResourceType): void {
   const filter = compileFilter(rt, query);
   const rvParam = query.get('resourceVersion');
   const timeout = query.get('timeoutSeconds');
-  // Parsed before the stream starts, so a bad value is a plain 400 (watch=yes included).
+  // Checked before the stream starts, so a bad value is a plain error (watch=yes included).
   boolParam(query, 'watch');
+  validateListOptions(query, true);
   const bookmarks = boolParam(query, 'allowWatchBookmarks');
   const sendInitial = boolParam(query, 'sendInitialEvents');
   const namespace = rt.namespaced ? ctx.info.namespace : '';

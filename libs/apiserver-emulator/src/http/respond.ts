@@ -1,3 +1,4 @@
+import { stringify as stringifyYaml } from 'yaml';
 import type { ServerResponse } from 'node:http';
 import { ApiError, internalError } from '../errors.js';
 
@@ -32,4 +33,27 @@ export function sendError(res: ServerResponse, err: unknown): number {
 export function warningHeaders(warnings: string[]): Record<string, string[]> {
   if (warnings.length === 0) return {};
   return { Warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`) };
+}
+
+/** True when the first media type of Accept this server can produce is YAML. */
+function prefersYaml(accept: string | undefined): boolean {
+  for (const entry of (accept ?? '').split(',')) {
+    const type = entry.split(';')[0]!.trim().toLowerCase();
+    if (type === 'application/yaml') return true;
+    if (['application/json', 'application/*', '*/*'].includes(type)) return false;
+  }
+  return false;
+}
+
+/** An object or list in the format Accept asks for: JSON, or YAML for `application/yaml`. */
+export function sendNegotiated(
+  res: ServerResponse,
+  accept: string | undefined,
+  code: number,
+  body: string | object,
+  headers: Record<string, string | string[]> = {},
+): void {
+  if (!prefersYaml(accept)) return sendJson(res, code, body, headers);
+  const value: unknown = typeof body === 'string' ? JSON.parse(body) : body;
+  sendJson(res, code, stringifyYaml(value), headers, 'application/yaml');
 }
