@@ -1,31 +1,20 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Emulator } from '../src/index.js';
-import { CRD_FILE, SAMPLE_FILE, eventually, kubectl, withEmulator } from './support.js';
+import {
+  CRD_FILE,
+  KUBECTL_VERSIONS,
+  SAMPLE_FILE,
+  eventually,
+  kubectl,
+  kubectlSkip,
+  withEmulator,
+} from './support.js';
 
-/**
- * The local chain of the project README with real kubectl binaries: kubectl on PATH (1.32),
- * the versioned binaries the Google Cloud CLI package installs beside it, and Debian's 1.20
- * when unpacked into .tools/kubernetes-client (see docs/apiserver-emulator.md).
- */
-const GCLOUD_BIN = '/usr/lib/google-cloud-sdk/bin';
-const KUBECTL_120 = join(process.cwd(), '.tools/kubernetes-client/usr/bin/kubectl');
-const versions: { label: string; bin: string }[] = [
-  { label: 'kubectl on PATH (1.32)', bin: 'kubectl' },
-  ...['1.27', '1.28', '1.29', '1.30', '1.31', '1.33'].map((v) => ({
-    label: `kubectl ${v}`,
-    bin: join(GCLOUD_BIN, `kubectl.${v}`),
-  })),
-  { label: 'kubectl 1.20 (Debian kubernetes-client)', bin: KUBECTL_120 },
-];
-
-function installed(bin: string): boolean {
-  return bin === 'kubectl' || existsSync(bin);
-}
-
+/** The local chain of the project README with every installed kubectl (see KUBECTL_VERSIONS). */
 async function chain(emu: Emulator, bin: string): Promise<void> {
   const k = kubectl(emu, bin);
   try {
@@ -191,14 +180,11 @@ async function chain(emu: Emulator, bin: string): Promise<void> {
   }
 }
 
-for (const { label, bin } of versions) {
+for (const { label, bin } of KUBECTL_VERSIONS) {
   describe(label, () => {
-    if (!installed(bin)) {
-      const hint =
-        bin === KUBECTL_120
-          ? ' (libs/apiserver-emulator/bin/install-kubectl-1.20.sh installs it)'
-          : '';
-      test(`chain (${bin} is not installed)`, { skip: `${bin} not installed${hint}` }, () => {});
+    const skip = kubectlSkip(bin);
+    if (skip) {
+      test(`chain (${bin} is not installed)`, { skip }, () => {});
       return;
     }
     test('apply CRD and sample, get with printer columns, describe with Events, can-i, get -w, delete waits for finalizers', async () => {

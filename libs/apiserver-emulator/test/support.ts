@@ -1,10 +1,35 @@
 import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { start, type Emulator, type StartOptions } from '../src/index.js';
+
+/**
+ * Every kubectl CI has: the one on PATH (1.32), the versioned binaries the Google Cloud CLI package
+ * installs beside it, and Debian's 1.20 unpacked into .tools/kubernetes-client (see
+ * docs/apiserver-emulator.md).
+ */
+const GCLOUD_BIN = '/usr/lib/google-cloud-sdk/bin';
+export const KUBECTL_120 = join(process.cwd(), '.tools/kubernetes-client/usr/bin/kubectl');
+export const KUBECTL_VERSIONS: { label: string; bin: string; minor: number }[] = [
+  { label: 'kubectl on PATH (1.32)', bin: 'kubectl', minor: 32 },
+  ...[27, 28, 29, 30, 31, 33].map((minor) => ({
+    label: `kubectl 1.${minor}`,
+    bin: join(GCLOUD_BIN, `kubectl.1.${minor}`),
+    minor,
+  })),
+  { label: 'kubectl 1.20 (Debian kubernetes-client)', bin: KUBECTL_120, minor: 20 },
+];
+
+/** Why a kubectl binary cannot be run here, or undefined when it is installed. */
+export function kubectlSkip(bin: string): string | undefined {
+  if (bin === 'kubectl' || existsSync(bin)) return undefined;
+  const hint =
+    bin === KUBECTL_120 ? ' (libs/apiserver-emulator/bin/install-kubectl-1.20.sh installs it)' : '';
+  return `${bin} not installed${hint}`;
+}
 
 export const CRD_FILE = 'config/crd/bases/ops.example.com_backupjobs.yaml';
 export const SAMPLE_FILE = 'config/samples/ops_v1alpha1_backupjob.yaml';
