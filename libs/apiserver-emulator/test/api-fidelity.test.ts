@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
-import type { Emulator } from '../src/index.js';
+import type { Emulator, StartOptions } from '../src/index.js';
 import type { KubeObject } from '../src/types.js';
 import {
   CRD_FILE,
@@ -15,26 +15,31 @@ import {
 
 const CM = '/api/v1/namespaces/ops/configmaps';
 
+/** A fresh emulator (namespace ops) for the enclosing describe; `call` talks HTTP to it. */
+function freshEmulator(opts: StartOptions = {}) {
+  let emu: Emulator | undefined;
+  before(async () => {
+    emu = await withEmulator({ namespaces: ['ops'], ...opts });
+  });
+  after(() => emu?.stop());
+  const current = () => emu!;
+  const call: ReturnType<typeof http> = (...args) => http(current())(...args);
+  return { emu: current, call };
+}
+
 /**
  * Wire-level behaviours that clients the project did not write (the Python client, helm, newer
  * kubectl) depend on, each checked against what kube-apiserver documents.
  */
 describe('answers like kube-apiserver', () => {
-  let emu: Emulator;
-  let call: ReturnType<typeof http>;
-
-  before(async () => {
-    emu = await withEmulator({ namespaces: ['ops'] });
-    call = http(emu);
-  });
-  after(() => emu.stop());
+  const { emu, call } = freshEmulator();
 
   // Query parameters are converted with Go's strconv.ParseBool (api-concepts; the Python client sends watch=True).
   describe('boolean query parameters', () => {
     test('watch=True opens a watch rather than answering a list', async () => {
       await call('POST', CM, { metadata: { name: 'bool-watch' } });
       const events = await watchEvents(
-        `${emu.url}${CM}?watch=True&fieldSelector=metadata.name%3Dbool-watch`,
+        `${emu().url}${CM}?watch=True&fieldSelector=metadata.name%3Dbool-watch`,
         (e) => e.length >= 1,
         3000,
       );
@@ -73,15 +78,8 @@ describe('answers like kube-apiserver', () => {
 });
 
 describe('Secrets', () => {
-  let emu: Emulator;
-  let call: ReturnType<typeof http>;
+  const { call } = freshEmulator();
   const SECRETS = '/api/v1/namespaces/ops/secrets';
-
-  before(async () => {
-    emu = await withEmulator({ namespaces: ['ops'] });
-    call = http(emu);
-  });
-  after(() => emu.stop());
 
   // docs/concepts/configuration/secret/#restriction-names-data: stringData is write-only and merged into data.
   test('stringData is merged into data as base64 and not stored', async () => {
@@ -123,14 +121,7 @@ describe('Secrets', () => {
 // helm (client-go typed clients) sends DeleteOptions as protobuf: meta/v1 generated.proto fields
 // 2 preconditions{1 uid}, 4 propagationPolicy.
 describe('protobuf DeleteOptions', () => {
-  let emu: Emulator;
-  let call: ReturnType<typeof http>;
-
-  before(async () => {
-    emu = await withEmulator({ namespaces: ['ops'] });
-    call = http(emu);
-  });
-  after(() => emu.stop());
+  const { call } = freshEmulator();
 
   test('a protobuf DeleteOptions body is decoded: preconditions and propagationPolicy apply', async () => {
     const created = await call('POST', CM, { metadata: { name: 'pb-delete' } });
@@ -156,14 +147,7 @@ describe('protobuf DeleteOptions', () => {
 // server-side-apply docs, "Upgrading from client-side apply to server-side apply": the first
 // `kubectl apply --server-side` takes over what the last-applied-configuration annotation lists.
 describe('client-side to server-side apply', () => {
-  let emu: Emulator;
-  let call: ReturnType<typeof http>;
-
-  before(async () => {
-    emu = await withEmulator({ namespaces: ['ops'] });
-    call = http(emu);
-  });
-  after(() => emu.stop());
+  const { call } = freshEmulator();
 
   async function clientSideApplied(name: string): Promise<void> {
     const config = {
@@ -216,16 +200,9 @@ describe('client-side to server-side apply', () => {
 // write of a kind with a status subresource never owns status, and an Update adds to what its
 // manager owned before.
 describe('managedFields ownership', () => {
-  let emu: Emulator;
-  let call: ReturnType<typeof http>;
+  // No deployment controller: its status writes would race the hand-written ones.
+  const { call } = freshEmulator({ controllers: { deployments: false } });
   const DEPLOY = '/apis/apps/v1/namespaces/ops/deployments';
-
-  before(async () => {
-    // No deployment controller: its status writes would race the hand-written ones.
-    emu = await withEmulator({ namespaces: ['ops'], controllers: { deployments: false } });
-    call = http(emu);
-  });
-  after(() => emu.stop());
 
   const entry = (
     obj: { metadata: { managedFields: { manager: string; subresource?: string }[] } },
@@ -301,20 +278,18 @@ describe('managedFields ownership', () => {
 // kubectl ≥1.32 typed commands send protobuf (research §0.3); kubectl explain reads the kind's
 // schema from /openapi/v3 (docs/reference/kubectl/generated/kubectl_explain).
 describe('kubectl 1.32 typed create and explain', () => {
-  let emu: Emulator;
+  const { emu } = freshEmulator();
   let k: ReturnType<typeof kubectl>;
   let old: ReturnType<typeof kubectl>;
   const KUBECTL_131 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.31';
 
-  before(async () => {
-    emu = await withEmulator({ namespaces: ['ops'] });
-    k = kubectl(emu, 'kubectl');
-    old = kubectl(emu, KUBECTL_131);
+  before(() => {
+    k = kubectl(emu(), 'kubectl');
+    old = kubectl(emu(), KUBECTL_131);
   });
-  after(async () => {
+  after(() => {
     k.cleanup();
     old.cleanup();
-    await emu.stop();
   });
 
   /** The object kubectl 1.32 (protobuf) created, next to what kubectl 1.31 (JSON) created from the same command. */
@@ -419,7 +394,7 @@ describe('kubectl 1.32 typed create and explain', () => {
         },
       },
     };
-    assert.equal((await emu.objects.create(cron)).metadata.name, 'shaped');
+    assert.equal((await emu().objects.create(cron)).metadata.name, 'shaped');
     const r = await k([
       'create',
       'job',
@@ -448,21 +423,15 @@ describe('kubectl 1.32 typed create and explain', () => {
 // docs/concepts/workloads/controllers/deployment/ (rollouts, revisions, scaling) and the
 // autoscaling/v1 Scale subresource; no Pods run, so replicas are available at once.
 describe('Deployments: ReplicaSets, scale, rollout', () => {
-  let emu: Emulator;
-  let call: ReturnType<typeof http>;
+  const { emu, call } = freshEmulator();
   let k: ReturnType<typeof kubectl>;
   const DEPLOY = '/apis/apps/v1/namespaces/ops/deployments';
   const RS = '/apis/apps/v1/namespaces/ops/replicasets';
 
-  before(async () => {
-    emu = await withEmulator({ namespaces: ['ops'] });
-    call = http(emu);
-    k = kubectl(emu);
+  before(() => {
+    k = kubectl(emu());
   });
-  after(async () => {
-    k.cleanup();
-    await emu.stop();
-  });
+  after(() => k.cleanup());
 
   const deployment = (name: string, image: string) => ({
     apiVersion: 'apps/v1',
@@ -586,14 +555,7 @@ describe('Deployments: ReplicaSets, scale, rollout', () => {
 // pkg/apis/{core,apps,batch}/validation; meta/v1 ValidateListOptions; api-concepts
 // #semantics-for-watch (410 Gone) and content negotiation (application/yaml).
 describe('validation, list options and content types', () => {
-  let emu: Emulator;
-  let call: ReturnType<typeof http>;
-
-  before(async () => {
-    emu = await withEmulator({ namespaces: ['ops'] });
-    call = http(emu);
-  });
-  after(() => emu.stop());
+  const { emu, call } = freshEmulator();
 
   test('a ConfigMap key outside [-._a-zA-Z0-9] is a 422 naming the key', async () => {
     const r = await call('POST', CM, { metadata: { name: 'badkey' }, data: { 'bad key!': 'v' } });
@@ -639,13 +601,13 @@ describe('validation, list options and content types', () => {
   test('an exact list or a watch from a compacted resourceVersion is 410 Gone', async () => {
     const first = await call('POST', CM, { metadata: { name: 'before-compaction' } });
     await call('POST', CM, { metadata: { name: 'after-first' } });
-    emu.compact();
+    emu().compact();
     const rv = Number(first.json.metadata.resourceVersion) - 1;
     const list = await call('GET', `${CM}?resourceVersion=${rv}&resourceVersionMatch=Exact`);
     assert.equal(list.status, 410, list.text);
     assert.equal(list.json.reason, 'Expired');
     const events = await watchEvents(
-      `${emu.url}${CM}?watch=1&resourceVersion=${rv}`,
+      `${emu().url}${CM}?watch=1&resourceVersion=${rv}`,
       (e) => e.length >= 1,
       3000,
     );
