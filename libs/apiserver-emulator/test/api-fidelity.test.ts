@@ -505,6 +505,20 @@ describe('Deployments: ReplicaSets, scale, rollout', () => {
       async () => (await call('GET', `${DEPLOY}/web`)).json.status?.availableReplicas === 4,
       'scaled',
     );
+    const dry = await call(
+      'PATCH',
+      `${DEPLOY}/web/scale?dryRun=All`,
+      { spec: { replicas: 9 } },
+      {
+        'Content-Type': 'application/merge-patch+json',
+      },
+    );
+    assert.equal(dry.json.spec.replicas, 9);
+    assert.equal(
+      (await call('GET', `${DEPLOY}/web`)).json.spec.replicas,
+      4,
+      'dry run stores nothing',
+    );
     const bad = await call('PUT', `${DEPLOY}/web/scale`, {
       ...scale.json,
       metadata: { name: 'web' },

@@ -124,7 +124,7 @@ export async function handleResource(ctx: RequestContext): Promise<void> {
   )
     throw pathNotFound();
   const svc = core.svc;
-  if (info.subresource === 'scale') return handleScale(ctx, rt, writeOptions(ctx).fieldManager);
+  if (info.subresource === 'scale') return handleScale(ctx, rt, writeOptions(ctx));
   switch (info.verb) {
     case 'get':
       if (info.subresource === 'log') return podLog(ctx, rt);

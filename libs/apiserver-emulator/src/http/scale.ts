@@ -1,5 +1,5 @@
 import { conflict, invalid, methodNotAllowed, unsupportedMediaType } from '../errors.js';
-import { PATCH_TYPES } from '../objects.js';
+import { PATCH_TYPES, type WriteOptions } from '../objects.js';
 import { jsonPatch, mergePatch, strategicMergePatch } from '../patch.js';
 import type { ResourceType } from '../resource-type.js';
 import type { KubeObject } from '../types.js';
@@ -78,11 +78,7 @@ function patched(contentType: string, base: KubeObject, patch: unknown): KubeObj
  * GET/PUT/PATCH `<workload>/scale` (docs/reference/kubernetes-api/autoscaling/, "Scale"): reads
  * and writes spec.replicas through an autoscaling/v1 Scale, as `kubectl scale` and HPAs do.
  */
-export function handleScale(
-  ctx: RequestContext,
-  rt: ResourceType,
-  fieldManager: string | undefined,
-): void {
+export function handleScale(ctx: RequestContext, rt: ResourceType, opts: WriteOptions): void {
   const { svc } = ctx.core;
   const { namespace, name, verb } = ctx.info;
   const live = svc.get(rt, namespace, name).obj;
@@ -107,6 +103,6 @@ export function handleScale(
     ]);
   const next = clone(live);
   (next.spec as { replicas: number }).replicas = replicas as number;
-  const r = svc.update(rt, namespace, name, next, { fieldManager, subresource: 'scale' });
+  const r = svc.update(rt, namespace, name, next, { ...opts, subresource: 'scale' });
   sendJson(ctx.res, 200, scaleOf(r.obj));
 }
