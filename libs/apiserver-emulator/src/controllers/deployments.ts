@@ -9,7 +9,7 @@ const DEPLOYMENTS = 'apps/deployments';
 const REPLICASETS = 'apps/replicasets';
 const MANAGER = 'kube-controller-manager';
 const HASH_LABEL = 'pod-template-hash';
-export const REVISION = 'deployment.kubernetes.io/revision';
+const REVISION = 'deployment.kubernetes.io/revision';
 const DESIRED = 'deployment.kubernetes.io/desired-replicas';
 const MAX = 'deployment.kubernetes.io/max-replicas';
 /** Deployment annotations the controller does not copy onto its ReplicaSets (deployment/util). */
@@ -45,7 +45,7 @@ interface Condition {
 }
 
 /** fnv-1a 32 of the template, encoded with the alphabet of rand.SafeEncodeString, like ComputeHash. */
-export function templateHash(template: unknown): string {
+function templateHash(template: unknown): string {
   let h = 0x811c9dc5;
   for (const c of Buffer.from(JSON.stringify(normalised(template ?? {})))) {
     h ^= c;
