@@ -134,6 +134,15 @@ const MESSAGES: Record<string, MessageDef> = {
   TokenRequest: { 1: m('metadata', 'ObjectMeta'), 2: m('spec', 'TokenRequestSpec') },
   TokenRequestSpec: { 1: s('audiences', true), 4: { name: 'expirationSeconds', type: 'int' } },
   Time: { 1: { name: 'seconds', type: 'int' }, 2: { name: 'nanos', type: 'int' } },
+  // client-go (Helm's uninstall) sends the body of a DELETE as protobuf too.
+  DeleteOptions: {
+    1: { name: 'gracePeriodSeconds', type: 'int' },
+    2: m('preconditions', 'Preconditions'),
+    3: { name: 'orphanDependents', type: 'bool' },
+    4: s('propagationPolicy'),
+    5: s('dryRun', true),
+  },
+  Preconditions: { 1: s('uid'), 2: s('resourceVersion') },
 };
 
 class Reader {
