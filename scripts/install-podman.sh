@@ -68,11 +68,16 @@ fi
 if podman image exists "$redis_image"; then
   echo "$redis_image is present"
 else
+  # Like the official image: a server started without a config file accepts connections from
+  # other containers (Redis's protected mode would refuse them).
   podman build --network=host -t "$redis_image" -f - . <<CONTAINERFILE
 FROM $node_image
 RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends redis-server >/dev/null \
-  && rm -rf /var/lib/apt/lists/*
+  && rm -rf /var/lib/apt/lists/* \
+  && printf '#!/bin/sh\nif [ "\$1" = redis-server ]; then shift; set -- redis-server --protected-mode no "\$@"; fi\nexec "\$@"\n' \
+    >/usr/local/bin/docker-entrypoint.sh && chmod 755 /usr/local/bin/docker-entrypoint.sh
 USER redis
+ENTRYPOINT ["docker-entrypoint.sh"]
 CMD ["redis-server"]
 CONTAINERFILE
   echo "built $redis_image"

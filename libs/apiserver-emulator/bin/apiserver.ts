@@ -1,6 +1,8 @@
 #!/usr/bin/env node
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { start } from '../src/index.js';
+import { parseAllDocuments } from 'yaml';
+import { start, type KubeObject } from '../src/index.js';
 
 const USAGE = `usage: npm run apiserver -- [options]
 
@@ -19,6 +21,8 @@ docs/apiserver-emulator.md.
   --controllers LIST          of gc,namespace,jobs,cronjobs (default all four)
   --job-outcome OUTCOME       succeed (default), fail or manual: how Jobs finish
   --namespace NAME            a namespace that exists from the start (repeatable)
+  --apply FILE                create the objects of this YAML file at start, e.g. a CRD
+                              (repeatable)
   --watch-cache-size N        watch history per resource (default 10000)
   --latency SPEC              verb=list,resource=pods,ms=50,jitter=20 (repeatable)
   --error SPEC                code=503,rate=0.1,count=5,verb=get,resource=configmaps,retryAfter=2
@@ -41,6 +45,7 @@ function options() {
       controllers: { type: 'string' },
       'job-outcome': { type: 'string' },
       namespace: { type: 'string', multiple: true },
+      apply: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
   }).values;
@@ -99,7 +104,6 @@ async function main(): Promise<void> {
     host: values.host,
     tls: values.tls,
     rbac: values.rbac,
-    kubeconfigPath: values.kubeconfig,
     advertiseUrl: values['advertise-url'],
     control: true,
     clock: clockOption(values.clock),
@@ -136,6 +140,13 @@ async function main(): Promise<void> {
       retryAfterSeconds: num(f.retryAfter, 'error'),
     });
   }
+  for (const file of values.apply ?? [])
+    for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
+      const obj = doc.toJS() as KubeObject | null;
+      if (obj) emu.objects.create(obj);
+    }
+  // Written last: once the file is there, the emulator serves and holds what --apply named.
+  writeFileSync(values.kubeconfig, emu.kubeconfig);
   console.log(
     `apiserver emulator serving ${emu.url} (listening on ${values.host}:${emu.port}); kubeconfig written to ${values.kubeconfig}`,
   );
