@@ -15,6 +15,8 @@ import { isReady } from '../../tools/dev/sandbox.js';
 
 const CRD_NAME = 'backupjobs.ops.example.com';
 const SAMPLE = 'config/samples/ops_v1alpha1_backupjob.yaml';
+// Where make deploy installs the release by default.
+const NAMESPACE = 'backup-operator-system';
 
 let emulator: Emulator;
 let dir: string;
@@ -22,7 +24,13 @@ let env: Record<string, string>;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'makefile-'));
-  emulator = await start({ port: 0, kubeconfigPath: join(dir, 'kubeconfig'), namespaces: ['ops'] });
+  // RBAC enforced, so that the access reviews below answer as a cluster would.
+  emulator = await start({
+    port: 0,
+    rbac: true,
+    kubeconfigPath: join(dir, 'kubeconfig'),
+    namespaces: ['ops'],
+  });
   // A private HOME keeps Helm's caches out of the user's; REDIS_URL unset: make run starts its own.
   env = { KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir, REDIS_URL: '' };
 });
@@ -145,8 +153,7 @@ test('make deploy IMG=... installs the Helm release with that image; make undepl
   const img = 'registry.example.com/team/backupjob-operator:1.2.3';
   const deployed = await make('deploy', `IMG=${img}`);
   assert.equal(deployed.code, 0, deployed.stderr);
-  const deployments = () =>
-    emulator.objects.list('apps/v1', 'Deployment', 'backup-operator-system');
+  const deployments = () => emulator.objects.list('apps/v1', 'Deployment', NAMESPACE);
   const images = Object.fromEntries(
     deployments().map((d) => {
       const spec = d.spec as { template: { spec: { containers: { image: string }[] } } };
@@ -155,6 +162,26 @@ test('make deploy IMG=... installs the Helm release with that image; make undepl
   );
   assert.equal(images['backup-operator-watcher'], img);
   assert.equal(images['backup-operator-worker'], img);
+  // The bundled Redis's generated password survives an upgrade (the running Redis keeps it).
+  const password = () => {
+    const secret = emulator.objects.get('v1', 'Secret', 'backup-operator-redis', NAMESPACE);
+    return (secret?.data as Record<string, string> | undefined)?.password;
+  };
+  const first = password();
+  assert.ok(first, 'the Redis Secret holds a password');
+  const upgraded = await make('deploy', `IMG=${img}`);
+  assert.equal(upgraded.code, 0, upgraded.stderr);
+  assert.equal(password(), first);
+  // docs/operations.md's access checks for each ServiceAccount, answered as their comments say.
+  const doc = readFileSync('docs/operations.md', 'utf8');
+  const block = /<!-- can-i -->\s*```sh\n([\s\S]*?)```/.exec(doc)![1]!;
+  const checks = block.split('\n').filter(Boolean);
+  assert.ok(checks.length >= 2);
+  for (const line of checks) {
+    const [, command, expected] = /^kubectl (.+?)\s+# (yes|no)$/.exec(line)!;
+    const answer = await runCommand('kubectl', command!.split(/\s+/), { env });
+    assert.equal(answer.stdout.trim(), expected, line);
+  }
   const removed = await make('undeploy');
   assert.equal(removed.code, 0, removed.stderr);
   assert.deepEqual(deployments(), []);

@@ -76,6 +76,18 @@ function podReady(o: KubeObject): string {
   return `${statuses.filter((s) => s.ready).length}/${containers.length}`;
 }
 
+/** stringData is write-only: the API server folds it into data, base64-encoded, and drops it. */
+function secretDefaults(obj: KubeObject): void {
+  setDefault(obj, 'type', 'Opaque');
+  const stringData = obj.stringData as Record<string, string> | undefined;
+  if (!stringData) return;
+  const data = (obj.data ?? {}) as Record<string, string>;
+  for (const [key, value] of Object.entries(stringData))
+    data[key] = Buffer.from(value).toString('base64');
+  obj.data = data;
+  delete obj.stringData;
+}
+
 function jobDefaults(obj: KubeObject): void {
   const spec = specOf(obj);
   setDefault(spec, 'backoffLimit', 6);
@@ -180,7 +192,7 @@ export function builtinResources(): ResourceType[] {
         col('Data', (o) => count(o.data), 'integer'),
         AGE_COLUMN,
       ],
-      defaults: (o) => setDefault(o, 'type', 'Opaque'),
+      defaults: secretDefaults,
     }),
     core('serviceaccounts', 'ServiceAccount', {
       shortNames: ['sa'],
