@@ -16,7 +16,7 @@ const env: Record<string, string> = {
   // config/compose/kubeconfig into a checkout owned by this user.
   OPERATOR_UID: String(process.getuid!()),
   OPERATOR_GID: String(process.getgid!()),
-  // podman 4.3 does not know Docker's host-gateway.
+  // podman 4.3 does not know Docker's host-gateway; with no cluster on the host any address does.
   HOST_GATEWAY: '127.0.0.1',
 };
 
