@@ -177,13 +177,46 @@ describe('defaults', () => {
         name: 'backup-operator-redis',
         key: 'url',
       });
-      assert.equal(env(c, 'REDIS_PASSWORD'), undefined);
+      assert.deepEqual(env(c, 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef, {
+        name: 'backup-operator-redis',
+        key: 'password',
+      });
     }
     const secret = findObject(objects, 'Secret', 'backup-operator-redis') as KubeObject & {
       stringData: Record<string, string>;
     };
     assert.equal(secret.stringData.url, `redis://backup-operator-redis.${NAMESPACE}.svc:6379/0`);
     findObject(objects, 'Deployment', 'backup-operator-redis');
+  });
+
+  test('the bundled Redis requires a generated password, probes with it, and is hardened like the operator', () => {
+    const secret = findObject(objects, 'Secret', 'backup-operator-redis') as KubeObject & {
+      stringData: Record<string, string>;
+    };
+    assert.match(secret.stringData.password ?? '', /^[A-Za-z0-9]{32}$/);
+    const other = findObject(renderChart(), 'Secret', 'backup-operator-redis') as typeof secret;
+    assert.notEqual(other.stringData.password, secret.stringData.password, 'not a fixed default');
+    const redis = container(objects, 'redis') as Container & { args: string[] };
+    assert.deepEqual(redis.args.slice(-2), ['--requirepass', '$(REDIS_PASSWORD)']);
+    for (const name of ['REDIS_PASSWORD', 'REDISCLI_AUTH'])
+      assert.deepEqual(env(redis, name)?.valueFrom?.secretKeyRef, {
+        name: 'backup-operator-redis',
+        key: 'password',
+      });
+    const probes = redis as unknown as Record<string, { exec?: { command: string[] } }>;
+    for (const probe of ['readinessProbe', 'livenessProbe'])
+      assert.deepEqual(probes[probe]?.exec?.command, ['redis-cli', 'ping'], probe);
+    assert.deepEqual(redis.securityContext, container(objects, 'worker').securityContext);
+    assert.equal(
+      deployment(objects, 'redis').spec.template.spec.securityContext.runAsNonRoot,
+      true,
+    );
+    const given = findObject(
+      renderChart([], ['redis.password=chosen']),
+      'Secret',
+      'backup-operator-redis',
+    );
+    assert.equal((given as typeof secret).stringData.password, 'chosen');
   });
 
   test('every pod is hardened: non-root, read-only root, no capabilities, RuntimeDefault seccomp', () => {

@@ -113,3 +113,32 @@ describe('docker-compose.yml', () => {
     assert.deepEqual(undocumented, []);
   });
 });
+
+describe('docker-compose.emulator.yml', () => {
+  const overrideText = readFileSync('docker-compose.emulator.yml', 'utf8');
+  const override = parse(overrideText) as { services: Record<string, Service> };
+
+  test('validates against the Compose Specification schema and documents what it interpolates', () => {
+    assert.deepEqual(schemaErrors(override), []);
+    const header = overrideText.slice(0, overrideText.indexOf('\nservices:'));
+    const interpolated = [...overrideText.matchAll(/\$\{([A-Z_]+)/g)].map((m) => m[1]!);
+    const documented = (v: string) => header.includes(v) || text.includes(`#   ${v}`);
+    assert.deepEqual(
+      interpolated.filter((v) => !documented(v)),
+      [],
+    );
+  });
+
+  test("replaces the operator's kubeconfig mount at the same path and adds only the emulator", () => {
+    assert.deepEqual(Object.keys(override.services).sort(), ['apiserver', 'watcher', 'worker']);
+    for (const name of ['watcher', 'worker']) {
+      assert.deepEqual(override.services[name]!.volumes, [
+        './config/compose/operator.kubeconfig:/kube/config:ro',
+      ]);
+      assert.equal(override.services[name]!.depends_on?.apiserver?.condition, 'service_healthy');
+    }
+    const apiserver = override.services.apiserver!;
+    assert.equal(apiserver.read_only, true);
+    assert.deepEqual(apiserver.cap_drop, ['ALL']);
+  });
+});

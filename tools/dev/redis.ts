@@ -10,12 +10,15 @@ export interface SandboxRedis {
   server: RedisServer | undefined;
 }
 
-export const NO_REDIS_MESSAGE = `npm run dev needs Redis 7, and none was found:
+/** What a command that needs Redis says when it finds none. */
+export function noRedisMessage(command: string): string {
+  return `${command} needs Redis 7, and none was found:
   REDIS_URL is not set and there is no redis-server on PATH.
 Either install Redis so that redis-server is on PATH (Debian/Ubuntu: sudo apt-get install redis-server;
-macOS: brew install redis), or point the sandbox at a running Redis:
-  REDIS_URL=redis://127.0.0.1:6379 npm run dev
-(the sandbox's queue keys then live in that Redis).`;
+macOS: brew install redis), or point it at a running Redis:
+  REDIS_URL=redis://127.0.0.1:6379 ${command}
+(its queue keys then live in that Redis).`;
+}
 
 /** The full path of an executable on PATH, or undefined. */
 export function findOnPath(name: string, path = process.env.PATH ?? ''): string | undefined {
@@ -31,11 +34,14 @@ export function findOnPath(name: string, path = process.env.PATH ?? ''): string 
   return undefined;
 }
 
-/** REDIS_URL if set, else a private redis-server on a free port; throws NO_REDIS_MESSAGE otherwise. */
-export async function sandboxRedis(env: NodeJS.ProcessEnv): Promise<SandboxRedis> {
+/** REDIS_URL if set, else a private redis-server on a free port; throws noRedisMessage otherwise. */
+export async function sandboxRedis(
+  env: NodeJS.ProcessEnv,
+  command = 'npm run dev',
+): Promise<SandboxRedis> {
   if (env.REDIS_URL) return { url: env.REDIS_URL, origin: 'REDIS_URL', server: undefined };
   const binary = findOnPath('redis-server', env.PATH);
-  if (!binary) throw new Error(NO_REDIS_MESSAGE);
+  if (!binary) throw new Error(noRedisMessage(command));
   const server = await startRedisServer();
   return { url: server.url, origin: `private ${binary}`, server };
 }

@@ -62,7 +62,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- if .Values.redis.existingSecret.name }}
 {{- dict "name" .Values.redis.existingSecret.name "urlKey" .Values.redis.existingSecret.urlKey "passwordKey" .Values.redis.existingSecret.passwordKey | toJson }}
 {{- else }}
-{{- dict "name" (include "backupjob-operator.redisName" .) "urlKey" "url" "passwordKey" (ternary "password" "" (ne .Values.redis.password "")) | toJson }}
+{{- dict "name" (include "backupjob-operator.redisName" .) "urlKey" "url" "passwordKey" (ternary "password" "" (or (ne .Values.redis.password "") .Values.redis.internal.enabled)) | toJson }}
 {{- end }}
 {{- end }}
 

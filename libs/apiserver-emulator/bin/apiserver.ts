@@ -1,29 +1,55 @@
 #!/usr/bin/env node
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { start } from '../src/index.js';
+import { parseAllDocuments } from 'yaml';
+import { start, type KubeObject } from '../src/index.js';
 
-/**
- * `npm run apiserver -- --port 6443 --kubeconfig ./emu.kubeconfig [--tls] [--rbac] [--clock accelerated:60]
- *  [--latency verb=list,ms=50,jitter=20] [--error code=503,rate=0.1,verb=get] [--controllers gc,namespace,deployments,jobs,cronjobs]`
- * Serves until SIGINT/SIGTERM. Runtime control (faults, watches, clock, Jobs): the /__emulator/
- * endpoints, see docs/apiserver-emulator.md.
- */
-const { values } = parseArgs({
-  options: {
-    port: { type: 'string', default: '6443' },
-    host: { type: 'string', default: '127.0.0.1' },
-    kubeconfig: { type: 'string', default: './emu.kubeconfig' },
-    tls: { type: 'boolean', default: false },
-    rbac: { type: 'boolean', default: false },
-    clock: { type: 'string' },
-    latency: { type: 'string', multiple: true },
-    error: { type: 'string', multiple: true },
-    'watch-cache-size': { type: 'string' },
-    controllers: { type: 'string' },
-    'job-outcome': { type: 'string' },
-    namespace: { type: 'string', multiple: true },
-  },
-});
+const USAGE = `usage: npm run apiserver -- [options]
+
+Serves the Kubernetes API emulator until SIGINT/SIGTERM and writes an admin kubeconfig for it.
+Runtime control (faults, watches, clock, Jobs): the /__emulator/ endpoints, see
+docs/apiserver-emulator.md.
+
+  --port N                    port to listen on (default 6443; 0 picks a free one)
+  --host ADDRESS              address to listen on (default 127.0.0.1; 0.0.0.0 for a container)
+  --kubeconfig PATH           where the kubeconfig is written (default ./emu.kubeconfig)
+  --advertise-url URL         server address written into the kubeconfig instead of the listening
+                              one, e.g. the port a container publishes on the host
+  --tls                       serve HTTPS with a self-signed certificate
+  --rbac                      enforce RBAC on every request
+  --clock MODE                real (default), manual or accelerated:<factor>
+  --controllers LIST          of gc,namespace,deployments,jobs,cronjobs (default all five)
+  --job-outcome OUTCOME       succeed (default), fail or manual: how Jobs finish
+  --namespace NAME            a namespace that exists from the start (repeatable)
+  --apply FILE                create the objects of this YAML file at start, e.g. a CRD
+                              (repeatable)
+  --watch-cache-size N        watch history per resource (default 10000)
+  --latency SPEC              verb=list,resource=pods,ms=50,jitter=20 (repeatable)
+  --error SPEC                code=503,rate=0.1,count=5,verb=get,resource=configmaps,retryAfter=2
+                              (repeatable)
+  -h, --help                  this text`;
+
+function options() {
+  return parseArgs({
+    options: {
+      port: { type: 'string', default: '6443' },
+      host: { type: 'string', default: '127.0.0.1' },
+      kubeconfig: { type: 'string', default: './emu.kubeconfig' },
+      'advertise-url': { type: 'string' },
+      tls: { type: 'boolean', default: false },
+      rbac: { type: 'boolean', default: false },
+      clock: { type: 'string' },
+      latency: { type: 'string', multiple: true },
+      error: { type: 'string', multiple: true },
+      'watch-cache-size': { type: 'string' },
+      controllers: { type: 'string' },
+      'job-outcome': { type: 'string' },
+      namespace: { type: 'string', multiple: true },
+      apply: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  }).values;
+}
 
 function fields(spec: string, flag: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -52,6 +78,17 @@ function clockOption(spec: string | undefined) {
 }
 
 async function main(): Promise<void> {
+  let values: ReturnType<typeof options>;
+  try {
+    values = options();
+  } catch (e) {
+    console.error(`${e instanceof Error ? e.message : String(e)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
   const port = num(values.port, 'port') ?? 6443;
   const controllers = new Set(
     (values.controllers ?? 'gc,namespace,deployments,jobs,cronjobs')
@@ -67,7 +104,7 @@ async function main(): Promise<void> {
     host: values.host,
     tls: values.tls,
     rbac: values.rbac,
-    kubeconfigPath: values.kubeconfig,
+    advertiseUrl: values['advertise-url'],
     control: true,
     clock: clockOption(values.clock),
     watchCacheSize: num(values['watch-cache-size'], 'watch-cache-size'),
@@ -104,7 +141,16 @@ async function main(): Promise<void> {
       retryAfterSeconds: num(f.retryAfter, 'error'),
     });
   }
-  console.log(`apiserver emulator serving ${emu.url}; kubeconfig written to ${values.kubeconfig}`);
+  for (const file of values.apply ?? [])
+    for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
+      const obj = doc.toJS() as KubeObject | null;
+      if (obj) emu.objects.create(obj);
+    }
+  // Written last: once the file is there, the emulator serves and holds what --apply named.
+  writeFileSync(values.kubeconfig, emu.kubeconfig);
+  console.log(
+    `apiserver emulator serving ${emu.url} (listening on ${values.host}:${emu.port}); kubeconfig written to ${values.kubeconfig}`,
+  );
   const shutdown = () => {
     void emu.stop().then(() => process.exit(0));
   };

@@ -30,6 +30,11 @@ export interface StartOptions extends CoreOptions {
   tls?: boolean;
   /** Also write the kubeconfig to this file. */
   kubeconfigPath?: string;
+  /**
+   * The address clients are given (`url`, kubeconfigs) when it differs from where the emulator
+   * listens: a published container port, or a service name on a container network.
+   */
+  advertiseUrl?: string;
   controllers?: ControllerOptions;
   /** Serve the /__emulator/ runtime control endpoints (the CLI turns them on). Default false. */
   control?: boolean;
@@ -126,6 +131,7 @@ export class Emulator {
   }
 
   get url(): string {
+    if (this.opts.advertiseUrl) return this.opts.advertiseUrl;
     return `${this.opts.tls ? 'https' : 'http'}://${this.opts.host ?? '127.0.0.1'}:${this.boundPort}`;
   }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +75,45 @@ test('the CLI serves, writes a kubeconfig, takes runtime control requests and ex
     });
     assert.equal((await fetch(`http://127.0.0.1:${port}/api/v1/namespaces`)).status, 429);
     assert.equal((await post(port, '/__emulator/nope')).status, 404);
+  } finally {
+    assert.equal(await proc.stop('SIGTERM'), 0);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--help prints every option and exits 0 without serving', () => {
+  const bin = new URL('../bin/apiserver.js', import.meta.url).pathname;
+  const run = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /^usage: npm run apiserver -- \[options\]/);
+  for (const flag of ['--port', '--host', '--kubeconfig', '--advertise-url', '--rbac', '--error'])
+    assert.ok(run.stdout.includes(`  ${flag} `), `${flag} is listed`);
+  const unknown = spawnSync(process.execPath, [bin, '--bogus'], { encoding: 'utf8' });
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /Unknown option '--bogus'[\s\S]*usage:/);
+});
+
+test('--advertise-url is the server the kubeconfig names, while it listens on --host', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'emu-cli-'));
+  const port = await freePort();
+  const kubeconfig = join(dir, 'emu.kubeconfig');
+  const advertised = `http://localhost:${port}`;
+  const proc = startProcess({
+    name: 'apiserver',
+    command: process.execPath,
+    args: [new URL('../bin/apiserver.js', import.meta.url).pathname, '--host', '0.0.0.0'].concat([
+      '--port',
+      String(port),
+      '--kubeconfig',
+      kubeconfig,
+      '--advertise-url',
+      advertised,
+    ]),
+  });
+  try {
+    await proc.waitForLine(/serving http:\/\/localhost:\d+ \(listening on 0\.0\.0\.0:\d+\)/, 20000);
+    assert.match(readFileSync(kubeconfig, 'utf8'), new RegExp(`server: ${advertised}\\n`));
+    assert.equal((await fetch(`${advertised}/version`)).status, 200);
   } finally {
     assert.equal(await proc.stop('SIGTERM'), 0);
     rmSync(dir, { recursive: true, force: true });

@@ -3,3 +3,4 @@ export * from './ports.js';
 export * from './process.js';
 export * from './redis-server.js';
 export * from './operator-system.js';
+export * from './command.js';

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import {
   type StartOptions as EmulatorOptions,
 } from '../../apiserver-emulator/src/index.js';
 import type { KubeObject } from '../../apiserver-emulator/src/index.js';
+import { runCommand, type CommandResult } from './command.js';
 import { freePort } from './ports.js';
 import { startProcess, type ManagedProcess } from './process.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
@@ -43,11 +43,7 @@ export interface OperatorSystemOptions {
   rbacDocuments?: KubeObject[];
 }
 
-export interface KubectlResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type KubectlResult = CommandResult;
 
 export interface KubectlOptions {
   input?: string;
@@ -55,31 +51,17 @@ export interface KubectlOptions {
   timeoutMs?: number;
 }
 
-/**
- * Runs kubectl asynchronously: the emulator usually lives in the calling process, so a blocking
- * spawn would leave it unable to answer.
- */
+/** Runs kubectl (or `binary`) with the given kubeconfig, without blocking the event loop. */
 export function runKubectl(
   kubeconfigPath: string,
   args: string[],
   options: KubectlOptions = {},
 ): Promise<KubectlResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(options.binary ?? 'kubectl', ['--kubeconfig', kubeconfigPath, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
-    child.stdin.end(options.input ?? '');
-  });
+  return runCommand(
+    options.binary ?? 'kubectl',
+    ['--kubeconfig', kubeconfigPath, ...args],
+    options,
+  );
 }
 
 export interface OperatorSystem {
