@@ -9,9 +9,10 @@ import { observeBackups, observeOverdue } from './observe.js';
 import { ANNOTATION_OWNER_NAME } from './names.js';
 import { hasFinalizer, isControlledBy } from './ownership.js';
 import { ownedFieldDiff, ownedFieldsPatch } from './owned.js';
+import { podRefusal, type SecretAccess } from './permitted.js';
 import { done, requeueAfter, terminal, type Result } from './result.js';
 import { effectiveSpec, type EffectiveSpec } from './spec.js';
-import { StatusDraft, statusActions } from './status.js';
+import { StatusDraft, notReady, statusActions } from './status.js';
 import { validateSpec } from './validate.js';
 
 /** The world one reconcile looks at, read by the controller just before. */
@@ -22,6 +23,8 @@ export interface ReconcileInput {
   readonly cronJob: V1CronJob | undefined;
   /** The Jobs labelled for this BackupJob: those the CronJob started and cleanup Jobs. */
   readonly jobs: readonly V1Job[];
+  /** Whether spec.secretRef's Secret is opted in; undefined (not asked) counts as not. */
+  readonly secretAccess?: SecretAccess;
   readonly now: Date;
   readonly config: ReconcilerConfig;
 }
@@ -57,15 +60,6 @@ function madeFor(job: V1Job, backupJob: BackupJob): boolean {
   return owner === undefined || owner === backupJob.metadata.name;
 }
 
-/** Ready=False plus a Warning of the same reason when it newly reads so; the summary says why. */
-function notReady(draft: StatusDraft, reason: string, message: string, action: string): void {
-  draft.condition(
-    { type: READY, status: 'False', reason, message },
-    { type: 'Warning', reason, action },
-  );
-  draft.set({ ready: false, message });
-}
-
 function reconcileChildren(
   input: ReconcileInput,
   backupJob: BackupJob,
@@ -78,6 +72,16 @@ function reconcileChildren(
   if (!validation.valid) {
     notReady(draft, 'InvalidSpec', validation.message, 'Validate');
     return terminal(`invalid spec: ${validation.message}`);
+  }
+  // Before anything is computed from the spec, so a refused spec never changes the CronJob.
+  const refusal = podRefusal(spec, backupJob.metadata.namespace ?? '', config, input.secretAccess);
+  if (refusal) {
+    notReady(draft, refusal.reason, refusal.message, 'Validate');
+    // An image allowlist changes only with the operator's configuration (a restart resyncs);
+    // a Secret grant makes no event the watcher sees, so it is looked for again.
+    return refusal.reason === 'ImageNotAllowed'
+      ? terminal(refusal.message)
+      : requeueAfter(config.secretRecheckMs);
   }
   const desired = desiredCronJob(backupJob, spec, config);
   const name = desired.metadata?.name as string;

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { BackupJob, BackupJobStatus } from '../../api/src/index.js';
 import type { Action, EventSpec } from './actions.js';
+import { READY } from './conditions.js';
 import {
   conditionChanged,
   findCondition,
@@ -75,4 +76,18 @@ export function statusActions(draft: StatusDraft): Action[] {
     { type: 'updateStatus', status },
     ...draft.transitionEvents().map((event): Action => ({ type: 'emitEvent', event })),
   ];
+}
+
+/** Ready=False plus a Warning of the same reason when it newly reads so; the summary says why. */
+export function notReady(
+  draft: StatusDraft,
+  reason: string,
+  message: string,
+  action: string,
+): void {
+  draft.condition(
+    { type: READY, status: 'False', reason, message },
+    { type: 'Warning', reason, action },
+  );
+  draft.set({ ready: false, message });
 }
