@@ -40,7 +40,10 @@ export class ReconcileLoop implements OnApplicationBootstrap {
     this.reconcileKey = instrumentReconcileKey(
       createReconcileKey({
         kubeConfig: kube.kubeConfig,
-        config: reconcilerConfig({ defaultImage: config.backupImage }),
+        config: reconcilerConfig({
+          defaultImage: config.backupImage,
+          allowedImages: config.allowedImages,
+        }),
         logger,
         reportingInstance: config.podName,
       }),

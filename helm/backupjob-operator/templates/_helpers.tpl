@@ -153,6 +153,8 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ .Values.worker.shards | quote }}
 - name: BACKUP_IMAGE
   value: {{ include "backupjob-operator.backupImage" . | quote }}
+- name: BACKUP_IMAGE_ALLOWLIST
+  value: {{ join "," .Values.backupImage.allowed | quote }}
 {{- end }}
 
 {{/* Seconds: the app's grace period plus room for the kubelet, so SIGKILL never cuts a clean exit. */}}
