@@ -362,3 +362,24 @@ describe('scenarios', () => {
     });
   });
 });
+
+describe('the admission policy', () => {
+  const served = ['--api-versions', 'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy'];
+  const kinds = (objects: KubeObject[]) =>
+    objects.filter((o) => o.kind.startsWith('ValidatingAdmissionPolicy')).map((o) => o.kind);
+
+  test('is rendered, valid, where the cluster serves ValidatingAdmissionPolicy v1', async () => {
+    const objects = renderChart([], [], served);
+    assert.deepEqual(kinds(objects), [
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
+    ]);
+    const policies = objects.filter((o) => o.kind.startsWith('ValidatingAdmissionPolicy'));
+    assert.deepEqual((await Promise.all(policies.map(validateObject))).flat(), []);
+  });
+
+  test('is left out where the cluster does not serve it, and by admissionPolicy.enabled=false', () => {
+    assert.deepEqual(kinds(renderChart()), []);
+    assert.deepEqual(kinds(renderChart([], ['admissionPolicy.enabled=false'], served)), []);
+  });
+});

@@ -57,6 +57,7 @@ function writeOptions(ctx: RequestContext): WriteOptions {
     fieldManager: q.get('fieldManager') ?? managerFromUserAgent(ctx.req.headers['user-agent']),
     fieldValidation: validation as FieldValidation,
     subresource: ctx.info.subresource || undefined,
+    user: ctx.user,
   };
 }
 
