@@ -12,5 +12,6 @@ export * from './reconcile.js';
 export * from './result.js';
 export * from './schedule.js';
 export * from './semantic.js';
+export * from './shape.js';
 export * from './spec.js';
 export * from './validate.js';

@@ -11,6 +11,7 @@ import { hasFinalizer, isControlledBy } from './ownership.js';
 import { ownedFieldDiff, ownedFieldsPatch } from './owned.js';
 import { podRefusal, type SecretAccess } from './permitted.js';
 import { done, requeueAfter, terminal, type Result } from './result.js';
+import { specProblems } from './shape.js';
 import { effectiveSpec, type EffectiveSpec } from './spec.js';
 import { StatusDraft, notReady, statusActions } from './status.js';
 import { validateSpec } from './validate.js';
@@ -43,9 +44,22 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
   const { backupJob, config } = input;
   if (!backupJob) return { actions: [], result: done };
   const own = { ...input, backupJob, jobs: input.jobs.filter((j) => madeFor(j, backupJob)) };
-  if (backupJob.metadata.deletionTimestamp) return finalize(own);
+  const problems = specProblems(backupJob.spec);
+  if (backupJob.metadata.deletionTimestamp) {
+    // Nothing can be cleaned up safely from a spec that cannot be read: the backups are kept.
+    if (problems.length > 0 && hasFinalizer(backupJob)) {
+      return { actions: [{ type: 'removeFinalizer' }], result: done };
+    }
+    return finalize(own);
+  }
   const actions: Action[] = hasFinalizer(backupJob) ? [] : [{ type: 'addFinalizer' }];
   const draft = new StatusDraft(backupJob, input.now);
+  if (problems.length > 0) {
+    // Written under an older or looser CRD: reported like any invalid spec, never read as typed.
+    notReady(draft, 'InvalidSpec', problems.slice(0, 10).join('; '), 'Validate');
+    const result = terminal(`invalid spec: ${problems.length} problem(s)`);
+    return { actions: [...actions, ...statusActions(draft)], result };
+  }
   const spec = effectiveSpec(backupJob, config);
   const result = reconcileChildren(own, backupJob, spec, draft, actions);
   return { actions: [...actions, ...statusActions(draft)], result };

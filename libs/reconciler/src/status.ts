@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { BackupJob, BackupJobStatus } from '../../api/src/index.js';
 import type { Action, EventSpec } from './actions.js';
 import { READY } from './conditions.js';
+import { soundStatus } from './shape.js';
 import {
   conditionChanged,
   findCondition,
@@ -22,7 +23,9 @@ export class StatusDraft {
     private readonly backupJob: BackupJob,
     private readonly now: Date,
   ) {
-    this.status = structuredClone(backupJob.status ?? {});
+    // Built from the sound part of what is stored; finish() compares with all of it, so unsound
+    // fields are written away.
+    this.status = structuredClone(soundStatus(backupJob.status));
   }
 
   get current(): BackupJobStatus {
