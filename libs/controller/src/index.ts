@@ -5,3 +5,4 @@ export * from './executor.js';
 export * from './reconcile-key.js';
 export * from './secret-access.js';
 export * from './instrumented.js';
+export * from './key-guard.js';
