@@ -307,6 +307,29 @@ describe('scenarios', () => {
       [['metrics', '/metrics']],
     );
     assert.equal(monitor.metadata.labels?.release, 'kube-prometheus-stack');
+    // Secure metrics (the default): HTTPS with the chart's Prometheus ServiceAccount token.
+    const endpoint = monitor.spec.endpoints[0] as unknown as Record<string, unknown>;
+    assert.equal(endpoint.scheme, 'https');
+    assert.deepEqual(endpoint.authorization, {
+      type: 'Bearer',
+      credentials: { name: 'backup-operator-prometheus-token', key: 'token' },
+    });
+    const token = findObject(objects, 'Secret', 'backup-operator-prometheus-token');
+    assert.equal(
+      token.metadata.annotations?.['kubernetes.io/service-account.name'],
+      'backup-operator-prometheus',
+    );
+    const worker = container(objects, 'worker');
+    assert.equal(env(worker, 'METRICS_SECURE')?.value, 'true');
+    const certDir = env(worker, 'METRICS_CERT_DIR')?.value;
+    assert.ok(worker.volumeMounts?.some((m) => m.mountPath === certDir && m.readOnly));
+    const plain = renderChart(
+      [`${CHART}/ci/monitoring-autoscaling-netpol-values.yaml`],
+      ['metrics.secure=false'],
+    );
+    const plainMonitor = findObject(plain, 'ServiceMonitor', 'backup-operator');
+    assert.equal(JSON.stringify(plainMonitor).includes('authorization'), false);
+    assert.equal(env(container(plain, 'worker'), 'METRICS_SECURE')?.value, 'false');
     const hpa = findObject(
       objects,
       'HorizontalPodAutoscaler',
