@@ -87,8 +87,10 @@ function scrape(token?: string): Promise<{ code: number; body: string }> {
 }
 
 test('secure /metrics: 401 without a token, 403 without the permission, 200 for Prometheus', async () => {
-  const first = await eventually('the HTTPS metrics listener', () =>
-    scrape().catch(() => undefined),
+  const first = await eventually(
+    'the HTTPS metrics listener',
+    () => scrape().catch(() => undefined),
+    60_000,
   );
   assert.equal(first.code, 401);
   assert.equal((await scrape('not-a-token')).code, 401);
