@@ -34,8 +34,6 @@ export interface ReconcileKeyOptions {
   readonly requestTimeoutMs?: number;
   /** How many Event series are remembered for aggregation. */
   readonly eventSeriesCacheSize?: number;
-  /** How long whether a Secret is opted in is remembered (SecretAccessReviewer). */
-  readonly secretAccessTtlMs?: number;
 }
 
 /** What the queue hands a run (its RunContext fits): a signal for lease loss and shutdown. */
@@ -69,7 +67,7 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
     clock,
     maxSeries: options.eventSeriesCacheSize,
   });
-  const secrets = new SecretAccessReviewer({ ttlMs: options.secretAccessTtlMs });
+  const secrets = new SecretAccessReviewer();
 
   return async (key: string, run: RunOptions = {}): Promise<QueueResult> => {
     const { namespace, name } = parseKey(key);
