@@ -14,6 +14,8 @@ describe('NOTES.txt tells the user what to run next', () => {
       'kubectl describe backupjob mysql-daily -n default',
       `kubectl scale deploy/backup-operator-worker --replicas=8 -n ${NAMESPACE}`,
       `kubectl port-forward -n ${NAMESPACE} svc/backup-operator-worker-metrics 8080`,
+      `TOKEN=$(kubectl create token backup-operator-prometheus -n ${NAMESPACE})`,
+      'curl -sk -H "Authorization: Bearer $TOKEN" https://localhost:8080/metrics',
       'kubectl apply --server-side --force-conflicts -f <chart>/crds/',
     ]) {
       assert.ok(notes.includes(line), `missing: ${line}\n${notes}`);

@@ -300,7 +300,16 @@ describe('defaults', () => {
 describe('scenarios', () => {
   test('namespace-scoped: Roles in each watched namespace and no cluster-wide access', () => {
     const objects = renderChart([`${CHART}/ci/namespaced-values.yaml`]);
-    assert.ok(!kinds(objects).some((k) => k.startsWith('Cluster')), kinds(objects).join());
+    // TokenReview and SubjectAccessReview exist only cluster-wide: secure metrics need them there.
+    const clusterWide = objects
+      .filter((o) => o.kind.startsWith('Cluster'))
+      .map((o) => `${o.kind}/${o.metadata.name}`);
+    assert.deepEqual(clusterWide.sort(), [
+      'ClusterRole/backup-operator-metrics-auth',
+      'ClusterRole/backup-operator-metrics-reader',
+      'ClusterRoleBinding/backup-operator-metrics-auth',
+      'ClusterRoleBinding/backup-operator-metrics-reader',
+    ]);
     const roles = objects
       .filter((o) => o.kind === 'Role')
       .map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
@@ -331,6 +340,29 @@ describe('scenarios', () => {
       [['metrics', '/metrics']],
     );
     assert.equal(monitor.metadata.labels?.release, 'kube-prometheus-stack');
+    // Secure metrics (the default): HTTPS with the chart's Prometheus ServiceAccount token.
+    const endpoint = monitor.spec.endpoints[0] as unknown as Record<string, unknown>;
+    assert.equal(endpoint.scheme, 'https');
+    assert.deepEqual(endpoint.authorization, {
+      type: 'Bearer',
+      credentials: { name: 'backup-operator-prometheus-token', key: 'token' },
+    });
+    const token = findObject(objects, 'Secret', 'backup-operator-prometheus-token');
+    assert.equal(
+      token.metadata.annotations?.['kubernetes.io/service-account.name'],
+      'backup-operator-prometheus',
+    );
+    const worker = container(objects, 'worker');
+    assert.equal(env(worker, 'METRICS_SECURE')?.value, 'true');
+    const certDir = env(worker, 'METRICS_CERT_DIR')?.value;
+    assert.ok(worker.volumeMounts?.some((m) => m.mountPath === certDir && m.readOnly));
+    const plain = renderChart(
+      [`${CHART}/ci/monitoring-autoscaling-netpol-values.yaml`],
+      ['metrics.secure=false'],
+    );
+    const plainMonitor = findObject(plain, 'ServiceMonitor', 'backup-operator');
+    assert.equal(JSON.stringify(plainMonitor).includes('authorization'), false);
+    assert.equal(env(container(plain, 'worker'), 'METRICS_SECURE')?.value, 'false');
     const hpa = findObject(
       objects,
       'HorizontalPodAutoscaler',
@@ -393,5 +425,26 @@ describe('scenarios', () => {
       url: 'redis://redis-master.redis.svc:6379/0',
       password: 'change-me',
     });
+  });
+});
+
+describe('the admission policy', () => {
+  const served = ['--api-versions', 'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy'];
+  const kinds = (objects: KubeObject[]) =>
+    objects.filter((o) => o.kind.startsWith('ValidatingAdmissionPolicy')).map((o) => o.kind);
+
+  test('is rendered, valid, where the cluster serves ValidatingAdmissionPolicy v1', async () => {
+    const objects = renderChart([], [], served);
+    assert.deepEqual(kinds(objects), [
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
+    ]);
+    const policies = objects.filter((o) => o.kind.startsWith('ValidatingAdmissionPolicy'));
+    assert.deepEqual((await Promise.all(policies.map(validateObject))).flat(), []);
+  });
+
+  test('is left out where the cluster does not serve it, and by admissionPolicy.enabled=false', () => {
+    assert.deepEqual(kinds(renderChart()), []);
+    assert.deepEqual(kinds(renderChart([], ['admissionPolicy.enabled=false'], served)), []);
   });
 });

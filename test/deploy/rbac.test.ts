@@ -80,7 +80,21 @@ describe('the RBAC everyone deploys is exactly what libs/rbac/src/permissions.ts
       assert.deepEqual(leaseRole?.rules, lease);
       if (leaseRole) assert.equal(leaseRole.metadata.namespace, NAMESPACE);
     }
-    assert.equal(objects.filter((o) => o.kind === 'ClusterRole').length, COMPONENTS.length);
+    // Besides permissions.ts' roles, only the secure-metrics pair (metrics.secure, the default).
+    assert.deepEqual(rules(objects, 'ClusterRole', 'backup-operator-metrics-auth'), [
+      { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+      {
+        apiGroups: ['authorization.k8s.io'],
+        resources: ['subjectaccessreviews'],
+        verbs: ['create'],
+      },
+    ]);
+    assert.deepEqual(rules(objects, 'ClusterRole', 'backup-operator-metrics-reader'), [
+      { nonResourceURLs: ['/metrics'], verbs: ['get'] },
+    ]);
+    assert.equal(objects.filter((o) => o.kind === 'ClusterRole').length, COMPONENTS.length + 2);
+    const plain = renderChart([], ['metrics.secure=false']);
+    assert.equal(plain.filter((o) => o.kind === 'ClusterRole').length, COMPONENTS.length);
   });
 
   test('the chart, limited to watched namespaces', () => {
@@ -112,11 +126,12 @@ describe('the RBAC everyone deploys is exactly what libs/rbac/src/permissions.ts
       .flatMap((o) => (o as Role).rules);
     assert.ok(all.length > 0);
     for (const rule of all) {
+      const resources = rule.resources ?? [];
+      assert.ok(!resources.some((r) => r === 'secrets' || r.includes('*')), JSON.stringify(rule));
       assert.ok(
-        !rule.resources.some((r) => r === 'secrets' || r.includes('*')),
+        !rule.verbs.includes('*') && !(rule.apiGroups ?? []).includes('*'),
         JSON.stringify(rule),
       );
-      assert.ok(!rule.verbs.includes('*') && !rule.apiGroups.includes('*'), JSON.stringify(rule));
     }
   });
 });

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { queueOptions, type WorkerConfig } from '../../../libs/config/src/index.js';
 import {
   createReconcileKey,
+  dropInvalidKeys,
   instrumentReconcileKey,
   type ReconcileKey,
 } from '../../../libs/controller/src/index.js';
@@ -37,15 +38,20 @@ export class ReconcileLoop implements OnApplicationBootstrap {
     @Inject(KUBE) kube: KubeConnection,
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
-    this.reconcileKey = instrumentReconcileKey(
+    const recorder = metrics.controller.forController('backupjob', config.concurrency);
+    const reconcileKey = instrumentReconcileKey(
       createReconcileKey({
         kubeConfig: kube.kubeConfig,
-        config: reconcilerConfig({ defaultImage: config.backupImage }),
+        config: reconcilerConfig({
+          defaultImage: config.backupImage,
+          allowedImages: config.allowedImages,
+        }),
         logger,
         reportingInstance: config.podName,
       }),
-      metrics.controller.forController('backupjob', config.concurrency),
+      recorder,
     );
+    this.reconcileKey = dropInvalidKeys(reconcileKey, logger, recorder);
     this.consumer = new QueueConsumer(queueOptions(config, metrics.registry));
     this.consumer.on('leaseLost', (key) =>
       logger.warn('lease lost: another worker took over the key', { key }),

@@ -114,6 +114,12 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ $root.Values.queue.shards | quote }}
 - name: METRICS_PORT
   value: {{ $root.Values.ports.metrics | quote }}
+- name: METRICS_SECURE
+  value: {{ $root.Values.metrics.secure | quote }}
+{{- if $root.Values.metrics.secure }}
+- name: METRICS_CERT_DIR
+  value: /etc/backupjob-operator/metrics-tls
+{{- end }}
 - name: HEALTH_PORT
   value: {{ $root.Values.ports.health | quote }}
 - name: LOG_LEVEL
@@ -153,6 +159,8 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ .Values.worker.shards | quote }}
 - name: BACKUP_IMAGE
   value: {{ include "backupjob-operator.backupImage" . | quote }}
+- name: BACKUP_IMAGE_ALLOWLIST
+  value: {{ join "," .Values.backupImage.allowed | quote }}
 {{- end }}
 
 {{/* Seconds: the app's grace period plus room for the kubelet, so SIGKILL never cuts a clean exit. */}}
@@ -164,4 +172,9 @@ app.kubernetes.io/component: {{ .component }}
 {{- else if hasSuffix "m" $d }}{{ $seconds = mul (trimSuffix "m" $d | int) 60 }}
 {{- end }}
 {{- add $seconds 5 }}
+{{- end }}
+
+{{/* The Secret holding the metrics listener's certificate: the user's, or the one the chart makes. */}}
+{{- define "backupjob-operator.metricsCertSecret" -}}
+{{- .Values.metrics.certSecret | default (printf "%s-metrics-tls" (include "backupjob-operator.fullname" .)) }}
 {{- end }}

@@ -103,13 +103,13 @@ export const specSchema: JSONSchemaProps = {
       minLength: 1,
       maxLength: 1024,
       description:
-        "Container image that performs the backup; the operator's configured reference image when unset. It must honour the backup image contract (docs/backup-image.md).",
+        "Container image that performs the backup; the operator's configured reference image when unset. It must be one the operator's allowlist admits and honour the backup image contract (docs/backup-image.md).",
     },
     secretRef: {
       type: 'object',
       title: 'SecretReference',
       description:
-        'A Secret in the same namespace with the credentials for the target (keys host, port, username, password, database). It is mounted into the backup pod; the operator never reads it.',
+        'A Secret in the same namespace with the credentials for the target (keys host, port, username, password, database). It is mounted into the backup pod only if the namespace opted it in (docs/security.md); the operator never reads it.',
       required: ['name'],
       properties: {
         name: {

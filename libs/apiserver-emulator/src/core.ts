@@ -1,3 +1,4 @@
+import { installAdmissionPolicies } from './admission/policies.js';
 import { Authenticator, ADMIN } from './authn.js';
 import { installBuiltinValidation } from './builtin-validation.js';
 import { builtinResources } from './builtins.js';
@@ -70,6 +71,7 @@ export class EmulatorCore {
     for (const [token, user] of Object.entries(opts.staticTokens ?? {}))
       this.authn.addStaticToken(token, user);
     this.authz = new RbacAuthorizer(this.store);
+    installAdmissionPolicies(this.registry, this.svc, this.authz);
     this.rbacEnabled = opts.rbac ?? false;
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60000;
     this.watchBufferLimitBytes = opts.watchBufferLimitBytes ?? 64 * 1024 * 1024;

@@ -24,7 +24,7 @@ import { applyPatch, jsonPatch, mergeKeyFor, mergePatch, strategicMergePatch } f
 import type { Registry } from './registry.js';
 import { apiVersionOf, type ResourceType } from './resource-type.js';
 import type { Store, Stored } from './store.js';
-import type { KubeObject } from './types.js';
+import type { KubeObject, UserInfo } from './types.js';
 import { clone, deepEqual, isPlainObject, newUid, randomSuffix, rfc3339 } from './util.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -36,6 +36,8 @@ export interface WriteOptions {
   subresource?: string;
   /** How the write is recorded in managedFields (server-side apply creates record Apply). */
   operation?: 'Apply' | 'Update';
+  /** Who asks, for admission that depends on it; writes made in-process leave it unset. */
+  user?: UserInfo;
 }
 
 export interface WriteResult {
@@ -566,7 +568,7 @@ export class ObjectService {
     }
     const metaErrors = validateMeta(obj, old);
     if (metaErrors.length) throw invalid(rt.kind, rt.group, obj.metadata.name ?? '', metaErrors);
-    for (const hook of this.admissionHooks) hook(rt, obj, old);
+    for (const hook of this.admissionHooks) hook(rt, obj, old, opts);
     return warnings;
   }
 
@@ -575,6 +577,7 @@ export class ObjectService {
     rt: ResourceType,
     obj: KubeObject,
     old: KubeObject | undefined,
+    opts: WriteOptions,
   ) => void)[] = [];
 }
 

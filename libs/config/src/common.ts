@@ -23,6 +23,16 @@ export interface QueueConfig {
   readonly backoffMaxMs: number;
 }
 
+export interface MetricsConfig extends ListenConfig {
+  /**
+   * HTTPS, and only for callers whose bearer token a TokenReview accepts and whom a
+   * SubjectAccessReview allows `get` on the non-resource URL /metrics (METRICS_SECURE).
+   */
+  readonly secure: boolean;
+  /** Directory holding tls.crt and tls.key for the secure listener (METRICS_CERT_DIR). */
+  readonly certDir: string | undefined;
+}
+
 /** What both the watcher and the worker read, under the same variable names as the chart and docker-compose. */
 export interface CommonConfig {
   /** KUBECONFIG as given (may list several files); undefined → in-cluster config. */
@@ -31,7 +41,7 @@ export interface CommonConfig {
   readonly queue: QueueConfig;
   /** Namespaces to watch; empty → all namespaces. */
   readonly watchNamespaces: readonly string[];
-  readonly metrics: ListenConfig;
+  readonly metrics: MetricsConfig;
   readonly health: ListenConfig;
   readonly logLevel: LogLevel;
   /** Time from SIGTERM to exit; keep it below the pod's terminationGracePeriodSeconds. */
@@ -52,7 +62,7 @@ export interface ConfigSources {
 }
 
 export function readCommonConfig(env: EnvReader, sources: ConfigSources = {}): CommonConfig {
-  const metrics = readListen(env, 'METRICS', 8080);
+  const metrics = readMetrics(env);
   const health = readListen(env, 'HEALTH', 8081);
   if (metrics.port === health.port) {
     env.conflict(`METRICS_PORT and HEALTH_PORT must differ, both are ${metrics.port}`);
@@ -84,6 +94,24 @@ export function readCommonConfig(env: EnvReader, sources: ConfigSources = {}): C
       'a namespace name',
     ),
   };
+}
+
+function readMetrics(env: EnvReader): MetricsConfig {
+  const secure = env.oneOf('METRICS_SECURE', ['true', 'false'], 'false') === 'true';
+  const certDir = env.raw('METRICS_CERT_DIR');
+  if (secure) {
+    for (const file of ['tls.crt', 'tls.key']) {
+      try {
+        accessSync(`${certDir ?? ''}/${file}`, constants.R_OK);
+      } catch {
+        env.conflict(
+          `METRICS_CERT_DIR must name a directory with readable tls.crt and tls.key when METRICS_SECURE=true (got ${certDir === undefined ? 'nothing' : `"${certDir}"`})`,
+        );
+        break;
+      }
+    }
+  }
+  return { ...readListen(env, 'METRICS', 8080), secure, certDir };
 }
 
 function readListen(env: EnvReader, prefix: string, port: number): ListenConfig {

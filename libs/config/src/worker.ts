@@ -9,6 +9,8 @@ export interface WorkerConfig extends CommonConfig {
   readonly shards: readonly number[];
   /** Image of the backup container in the CronJobs the operator creates, unless a BackupJob names one. */
   readonly backupImage: string;
+  /** Image patterns a BackupJob's spec.image may name besides backupImage (BACKUP_IMAGE_ALLOWLIST). */
+  readonly allowedImages: readonly string[];
 }
 
 export const DEFAULT_BACKUP_IMAGE = 'ghcr.io/example/backupjob-backup:0.1.0';
@@ -27,6 +29,11 @@ export function loadWorkerConfig(env: Env, sources: ConfigSources = {}): WorkerC
       DEFAULT_BACKUP_IMAGE,
       /^[a-z0-9][a-z0-9._\-/:]*(@sha256:[a-f0-9]{64})?$/i,
       'a container image reference such as registry.example.com/backup:1.0',
+    ),
+    allowedImages: reader.list(
+      'BACKUP_IMAGE_ALLOWLIST',
+      /^[a-z0-9][a-z0-9._\-/:]*(\/\*|@sha256:[a-f0-9]{64})?$/i,
+      'image repositories, each optionally with :tag, @sha256:digest or /* (all below a path)',
     ),
   };
   reader.finish();

@@ -64,7 +64,12 @@ describe('defaults', () => {
       backoffMaxMs: 1_000_000,
     });
     assert.deepEqual(config.watchNamespaces, []);
-    assert.deepEqual(config.metrics, { port: 8080, bindAddress: '0.0.0.0' });
+    assert.deepEqual(config.metrics, {
+      port: 8080,
+      bindAddress: '0.0.0.0',
+      secure: false,
+      certDir: undefined,
+    });
     assert.deepEqual(config.health, { port: 8081, bindAddress: '0.0.0.0' });
     assert.equal(config.logLevel, 'info');
     assert.equal(config.shutdownGracePeriodMs, 25_000);
@@ -132,7 +137,12 @@ describe('parsing', () => {
       backoffMaxMs: 300_000,
     });
     assert.deepEqual(config.watchNamespaces, ['ops', 'dev']);
-    assert.deepEqual(config.metrics, { port: 9090, bindAddress: '127.0.0.1' });
+    assert.deepEqual(config.metrics, {
+      port: 9090,
+      bindAddress: '127.0.0.1',
+      secure: false,
+      certDir: undefined,
+    });
     assert.deepEqual(config.health, { port: 9091, bindAddress: '::' });
     assert.equal(config.logLevel, 'warn');
     assert.equal(config.shutdownGracePeriodMs, 45_000);
@@ -231,6 +241,13 @@ describe('parsing', () => {
     assert.equal(summary['shards'], '0,1,2');
     assert.equal(summary['kubeconfig'], '(in-cluster)');
   });
+});
+
+test('METRICS_SECURE without a certificate stops start-up naming METRICS_CERT_DIR', () => {
+  assert.throws(
+    () => loadWorkerConfig({ METRICS_SECURE: 'true', METRICS_CERT_DIR: '/nonexistent' }),
+    /METRICS_CERT_DIR must name a directory with readable tls\.crt and tls\.key/,
+  );
 });
 
 describe('every bad value is named with what it accepts', () => {

@@ -1,4 +1,5 @@
 import {
+  AuthorizationV1Api,
   BatchV1Api,
   CustomObjectsApi,
   EventsV1Api,
@@ -22,6 +23,7 @@ export interface KubeClients {
   readonly objects: CustomObjectsApi;
   readonly batch: BatchV1Api;
   readonly events: EventsV1Api;
+  readonly authorization: AuthorizationV1Api;
   /** Per-call options: a request timeout, the run's abort signal, the Content-Type for patches. */
   options(contentType?: string): ConfigurationOptions;
   /** The same clients, with every request also aborted when `signal` fires (lease lost, shutdown). */
@@ -56,6 +58,7 @@ export function createKubeClients(kc: KubeConfig, requestTimeoutMs = 30_000): Ku
     objects: kc.makeApiClient(CustomObjectsApi),
     batch: kc.makeApiClient(BatchV1Api),
     events: kc.makeApiClient(EventsV1Api),
+    authorization: kc.makeApiClient(AuthorizationV1Api),
   };
   const scoped = (signal: AbortSignal | undefined): KubeClients => ({
     ...apis,

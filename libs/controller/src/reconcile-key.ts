@@ -11,11 +11,13 @@ import {
   reportForbidden,
   type ReconcilerConfig,
   type Result,
+  type SecretAccess,
 } from '../../reconciler/src/index.js';
 import { classify, isNotFound, missingPermission, type ApiFailure } from './api-error.js';
 import { createKubeClients, type KubeClients } from './clients.js';
 import { EventRecorder } from './event-recorder.js';
 import { ActionExecutor } from './executor.js';
+import { SecretAccessReviewer } from './secret-access.js';
 
 export const REPORTING_CONTROLLER = 'backup.ops.example.com/backupjob-operator';
 /** A conflict is retried at once with a fresh read; 1 ms rather than 0 so it is never "no requeue". */
@@ -51,6 +53,7 @@ interface World {
   readonly backupJob: BackupJob | undefined;
   readonly cronJob: V1CronJob | undefined;
   readonly jobs: readonly V1Job[];
+  readonly secretAccess?: SecretAccess;
 }
 
 /** Builds the BackupJob controller's per-key reconcile: read, decide (pure), write. */
@@ -64,6 +67,7 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
     clock,
     maxSeries: options.eventSeriesCacheSize,
   });
+  const secrets = new SecretAccessReviewer();
 
   return async (key: string, run: RunOptions = {}): Promise<QueueResult> => {
     const { namespace, name } = parseKey(key);
@@ -74,7 +78,7 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
     const executor = new ActionExecutor(scoped, recorder, log);
     let result: Result;
     try {
-      const world = await readWorld(scoped, namespace, name);
+      const world = await readWorld(scoped, secrets, namespace, name);
       const output = reconcile({ ...world, now: clock(), config: options.config });
       const writes = await executor.run(output.actions, world.backupJob, run.signal);
       log.debug('reconciled', { writes, result: output.result.kind });
@@ -112,7 +116,12 @@ function readBackupJob(clients: KubeClients, namespace: string, name: string) {
  * Reads the BackupJob and its children in one round trip rather than two: the API round trip, not
  * CPU, bounds a reconcile. The children's reads are dropped when the BackupJob is gone.
  */
-async function readWorld(clients: KubeClients, namespace: string, name: string): Promise<World> {
+async function readWorld(
+  clients: KubeClients,
+  secrets: SecretAccessReviewer,
+  namespace: string,
+  name: string,
+): Promise<World> {
   const children = Promise.all([
     orUndefined(
       clients.batch.readNamespacedCronJob(
@@ -129,8 +138,14 @@ async function readWorld(clients: KubeClients, namespace: string, name: string):
   children.catch(() => undefined);
   const backupJob = await readBackupJob(clients, namespace, name);
   if (!backupJob) return { backupJob, cronJob: undefined, jobs: [] };
-  const [cronJob, jobs] = await children;
-  return { backupJob, cronJob, jobs: jobs.items };
+  const secretName = backupJob.spec?.secretRef?.name;
+  const [[cronJob, jobs], secretAccess] = await Promise.all([
+    children,
+    typeof secretName === 'string' && secretName !== ''
+      ? secrets.review(clients, namespace, secretName)
+      : undefined,
+  ]);
+  return { backupJob, cronJob, jobs: jobs.items, secretAccess };
 }
 
 async function orUndefined<T>(call: Promise<T>): Promise<T | undefined> {

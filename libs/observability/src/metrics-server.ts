@@ -1,29 +1,61 @@
-import { createServer, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { join } from 'node:path';
 import type { Registry } from 'prom-client';
+import type { ScrapeDecision } from './metrics-auth.js';
+
+export interface SecureMetricsOptions {
+  /** Directory with tls.crt and tls.key. */
+  readonly certDir: string;
+  /** Decides each scrape from its Authorization header. */
+  readonly decide: (authorization: string | undefined) => Promise<ScrapeDecision>;
+}
+
+const REFUSED: Record<401 | 403, string> = {
+  401: 'Unauthorized: a bearer token the API server accepts is required\n',
+  403: "Forbidden: the token's user may not get /metrics\n",
+};
+
+function text(res: ServerResponse, code: number, body: string): void {
+  res.writeHead(code, { 'content-type': 'text/plain' }).end(body);
+}
 
 /**
  * /metrics on its own plain node:http listener rather than a second Nest application: a scrape
  * then needs no DI container, router or middleware, the port is independent of the probes' (as
  * controller-runtime's :8080 and :8081), and it keeps answering while Nest tears the probe
- * server down during shutdown.
+ * server down during shutdown. With `secure`, it is HTTPS and every scrape is authorized first.
  */
 export async function serveMetrics(
   registry: Registry,
   port: number,
   host: string,
+  secure?: SecureMetricsOptions,
 ): Promise<Server> {
-  const server = createServer((req, res) => {
+  const scrape = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-      return;
+      return text(res, 404, 'not found\n');
     }
-    registry.metrics().then(
-      (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
-      (err: unknown) =>
-        res.writeHead(500, { 'content-type': 'text/plain' }).end(`${String(err)}\n`),
-    );
-  });
+    try {
+      const decision = secure ? await secure.decide(req.headers.authorization) : 200;
+      if (decision !== 200) return text(res, decision, REFUSED[decision]);
+      res.writeHead(200, { 'content-type': registry.contentType }).end(await registry.metrics());
+    } catch (err) {
+      text(res, 500, `${String(err)}\n`);
+    }
+  };
+  const handler = (req: IncomingMessage, res: ServerResponse) => void scrape(req, res);
+  const server = secure
+    ? createTlsServer(
+        {
+          cert: readFileSync(join(secure.certDir, 'tls.crt')),
+          key: readFileSync(join(secure.certDir, 'tls.key')),
+        },
+        handler,
+      )
+    : createServer(handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

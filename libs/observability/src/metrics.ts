@@ -30,6 +30,8 @@ export class ControllerMetrics {
   readonly reconcileTime: Histogram<'controller'>;
   readonly activeWorkers: Gauge<'controller'>;
   readonly maxConcurrentReconciles: Gauge<'controller'>;
+  /** Not controller-runtime's: its keys come from its own informers, these from a shared Redis. */
+  readonly invalidKeys: Counter<'controller'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -70,6 +72,12 @@ export class ControllerMetrics {
       labelNames: ['controller'],
       registers,
     });
+    this.invalidKeys = new Counter({
+      name: 'backupjob_operator_invalid_keys_total',
+      help: 'Queue keys that were not namespace/name, dropped without a reconcile',
+      labelNames: ['controller'],
+      registers,
+    });
   }
 
   /**
@@ -82,6 +90,7 @@ export class ControllerMetrics {
     this.terminalReconcileErrors.inc({ controller }, 0);
     this.activeWorkers.set({ controller }, 0);
     this.maxConcurrentReconciles.set({ controller }, maxConcurrentReconciles);
+    this.invalidKeys.inc({ controller }, 0);
     return new ReconcileRecorder(this, controller);
   }
 }
@@ -92,6 +101,11 @@ export class ReconcileRecorder {
     private readonly metrics: ControllerMetrics,
     readonly controller: string,
   ) {}
+
+  /** A key that named no object was dropped. */
+  invalidKey(): void {
+    this.metrics.invalidKeys.inc({ controller: this.controller });
+  }
 
   /** Call when a reconcile begins; call the returned function once with its outcome. */
   start(): (result: ReconcileResultLabel, options?: { terminal?: boolean }) => void {

@@ -69,6 +69,7 @@ describe('registry', () => {
       controller_runtime_reconcile_time_seconds: 'histogram',
       controller_runtime_active_workers: 'gauge',
       controller_runtime_max_concurrent_reconciles: 'gauge',
+      backupjob_operator_invalid_keys_total: 'counter',
       leader_election_master_status: 'gauge',
       rest_client_requests_total: 'counter',
       rest_client_request_duration_seconds: 'histogram',

@@ -4,7 +4,9 @@ import { GROUP, PLURAL } from '../../api/src/names.js';
  * The Kubernetes API calls each process makes, as RBAC rules: the one source of truth for
  * config/rbac and the Helm chart's Roles (`npm run gen`). Grant nothing the code does not call;
  * every rule says which call needs it. No rule touches Secrets: the backup pod mounts the
- * credentials Secret by name, the operator never reads it.
+ * credentials Secret by name, the operator never reads it. Whether a namespace opted a Secret in
+ * is asked with a SelfSubjectAccessReview, which every authenticated identity may create
+ * (system:basic-user), so it needs no rule either.
  */
 
 export const COMPONENTS = ['watcher', 'worker'] as const;

@@ -1,7 +1,12 @@
 /** Operator-wide settings that shape every CronJob and cleanup Job (not per BackupJob). */
 export interface ReconcilerConfig {
-  /** Image of the backup container when a BackupJob names none. */
+  /** Image of the backup container when a BackupJob names none; always allowed. */
   readonly defaultImage: string;
+  /**
+   * Image patterns a BackupJob's spec.image may name besides defaultImage (see images.ts): the
+   * pod runs with the operator's power to mount Secrets, so the operator chooses what runs.
+   */
+  readonly allowedImages: readonly string[];
   /** PersistentVolumeClaim used when spec.storage is unset. */
   readonly defaultStorageClaim: string;
   /** Where the storage volume is mounted in the backup container. */
@@ -41,12 +46,15 @@ export interface ReconcilerConfig {
   readonly cleanupRetryMaxMs: number;
   /** How often a name conflict is looked at again (the foreign CronJob may go away). */
   readonly conflictRequeueMs: number;
+  /** How often a BackupJob whose Secret is not opted in is looked at again (grants make no event). */
+  readonly secretRecheckMs: number;
   /** Upper bound of any RequeueAfter, so every key is looked at at least this often. */
   readonly maxRequeueMs: number;
 }
 
 export const defaultReconcilerConfig: ReconcilerConfig = {
   defaultImage: 'ghcr.io/example/backupjob-backup:0.1.0',
+  allowedImages: [],
   defaultStorageClaim: 'backup-storage',
   storageMountPath: '/backups',
   credentialsMountPath: '/var/run/secrets/backup',
@@ -67,6 +75,7 @@ export const defaultReconcilerConfig: ReconcilerConfig = {
   cleanupRetryBaseMs: 10_000,
   cleanupRetryMaxMs: 300_000,
   conflictRequeueMs: 300_000,
+  secretRecheckMs: 60_000,
   maxRequeueMs: 10 * 60 * 60 * 1000,
 };
 

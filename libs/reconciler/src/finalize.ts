@@ -6,10 +6,11 @@ import { CLEANUP_SUCCEEDED, READY, findCondition, type ConditionInput } from './
 import { desiredCleanupJob } from './desired.js';
 import { cleanupAttempt, isCleanupJob, jobOutcome, type JobOutcome } from './jobs.js';
 import { hasFinalizer, isControlledBy } from './ownership.js';
+import { podRefusal } from './permitted.js';
 import type { ReconcileInput, ReconcileOutput } from './reconcile.js';
 import { done, requeueAfter, type Result } from './result.js';
 import { effectiveSpec, type EffectiveSpec } from './spec.js';
-import { StatusDraft, statusActions } from './status.js';
+import { StatusDraft, notReady, statusActions } from './status.js';
 
 type DeletingInput = ReconcileInput & { readonly backupJob: BackupJob };
 
@@ -100,6 +101,17 @@ function cleanupStep(
     );
   /** Creates the next attempt before retiring earlier ones, so an interruption loses nothing. */
   const start = (retired: readonly Action[]): Step => {
+    // A cleanup pod runs the same image with the same Secret as a backup: the same checks hold.
+    const namespace = backupJob.metadata.namespace ?? '';
+    const refusal = podRefusal(spec, namespace, config, input.secretAccess);
+    if (refusal) {
+      notReady(draft, refusal.reason, `cleanup cannot start: ${refusal.message}`, 'Cleanup');
+      return {
+        actions: [...retired],
+        result: requeueAfter(config.secretRecheckMs),
+        removeFinalizer: false,
+      };
+    }
     const job = desiredCleanupJob(backupJob, spec, nextAttempt, config);
     running(job.metadata?.name as string);
     return {

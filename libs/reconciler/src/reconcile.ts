@@ -9,9 +9,11 @@ import { observeBackups, observeOverdue } from './observe.js';
 import { ANNOTATION_OWNER_NAME } from './names.js';
 import { hasFinalizer, isControlledBy } from './ownership.js';
 import { ownedFieldDiff, ownedFieldsPatch } from './owned.js';
+import { podRefusal, type SecretAccess } from './permitted.js';
 import { done, requeueAfter, terminal, type Result } from './result.js';
+import { specProblems } from './shape.js';
 import { effectiveSpec, type EffectiveSpec } from './spec.js';
-import { StatusDraft, statusActions } from './status.js';
+import { StatusDraft, notReady, statusActions } from './status.js';
 import { validateSpec } from './validate.js';
 
 /** The world one reconcile looks at, read by the controller just before. */
@@ -22,6 +24,8 @@ export interface ReconcileInput {
   readonly cronJob: V1CronJob | undefined;
   /** The Jobs labelled for this BackupJob: those the CronJob started and cleanup Jobs. */
   readonly jobs: readonly V1Job[];
+  /** Whether spec.secretRef's Secret is opted in; undefined (not asked) counts as not. */
+  readonly secretAccess?: SecretAccess;
   readonly now: Date;
   readonly config: ReconcilerConfig;
 }
@@ -40,9 +44,22 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
   const { backupJob, config } = input;
   if (!backupJob) return { actions: [], result: done };
   const own = { ...input, backupJob, jobs: input.jobs.filter((j) => madeFor(j, backupJob)) };
-  if (backupJob.metadata.deletionTimestamp) return finalize(own);
+  const problems = specProblems(backupJob.spec);
+  if (backupJob.metadata.deletionTimestamp) {
+    // Nothing can be cleaned up safely from a spec that cannot be read: the backups are kept.
+    if (problems.length > 0 && hasFinalizer(backupJob)) {
+      return { actions: [{ type: 'removeFinalizer' }], result: done };
+    }
+    return finalize(own);
+  }
   const actions: Action[] = hasFinalizer(backupJob) ? [] : [{ type: 'addFinalizer' }];
   const draft = new StatusDraft(backupJob, input.now);
+  if (problems.length > 0) {
+    // Written under an older or looser CRD: reported like any invalid spec, never read as typed.
+    notReady(draft, 'InvalidSpec', problems.slice(0, 10).join('; '), 'Validate');
+    const result = terminal(`invalid spec: ${problems.length} problem(s)`);
+    return { actions: [...actions, ...statusActions(draft)], result };
+  }
   const spec = effectiveSpec(backupJob, config);
   const result = reconcileChildren(own, backupJob, spec, draft, actions);
   return { actions: [...actions, ...statusActions(draft)], result };
@@ -57,15 +74,6 @@ function madeFor(job: V1Job, backupJob: BackupJob): boolean {
   return owner === undefined || owner === backupJob.metadata.name;
 }
 
-/** Ready=False plus a Warning of the same reason when it newly reads so; the summary says why. */
-function notReady(draft: StatusDraft, reason: string, message: string, action: string): void {
-  draft.condition(
-    { type: READY, status: 'False', reason, message },
-    { type: 'Warning', reason, action },
-  );
-  draft.set({ ready: false, message });
-}
-
 function reconcileChildren(
   input: ReconcileInput,
   backupJob: BackupJob,
@@ -78,6 +86,16 @@ function reconcileChildren(
   if (!validation.valid) {
     notReady(draft, 'InvalidSpec', validation.message, 'Validate');
     return terminal(`invalid spec: ${validation.message}`);
+  }
+  // Before anything is computed from the spec, so a refused spec never changes the CronJob.
+  const refusal = podRefusal(spec, backupJob.metadata.namespace ?? '', config, input.secretAccess);
+  if (refusal) {
+    notReady(draft, refusal.reason, refusal.message, 'Validate');
+    // An image allowlist changes only with the operator's configuration (a restart resyncs);
+    // a Secret grant makes no event the watcher sees, so it is looked for again.
+    return refusal.reason === 'ImageNotAllowed'
+      ? terminal(refusal.message)
+      : requeueAfter(config.secretRecheckMs);
   }
   const desired = desiredCronJob(backupJob, spec, config);
   const name = desired.metadata?.name as string;

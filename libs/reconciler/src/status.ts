@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { BackupJob, BackupJobStatus } from '../../api/src/index.js';
 import type { Action, EventSpec } from './actions.js';
+import { READY } from './conditions.js';
+import { soundStatus } from './shape.js';
 import {
   conditionChanged,
   findCondition,
@@ -21,7 +23,9 @@ export class StatusDraft {
     private readonly backupJob: BackupJob,
     private readonly now: Date,
   ) {
-    this.status = structuredClone(backupJob.status ?? {});
+    // Built from the sound part of what is stored; finish() compares with all of it, so unsound
+    // fields are written away.
+    this.status = structuredClone(soundStatus(backupJob.status));
   }
 
   get current(): BackupJobStatus {
@@ -75,4 +79,18 @@ export function statusActions(draft: StatusDraft): Action[] {
     { type: 'updateStatus', status },
     ...draft.transitionEvents().map((event): Action => ({ type: 'emitEvent', event })),
   ];
+}
+
+/** Ready=False plus a Warning of the same reason when it newly reads so; the summary says why. */
+export function notReady(
+  draft: StatusDraft,
+  reason: string,
+  message: string,
+  action: string,
+): void {
+  draft.condition(
+    { type: READY, status: 'False', reason, message },
+    { type: 'Warning', reason, action },
+  );
+  draft.set({ ready: false, message });
 }

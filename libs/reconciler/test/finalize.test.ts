@@ -231,6 +231,26 @@ describe('finalize', () => {
       'CleanupSucceeded',
     ]);
   });
+
+  for (const [what, spec] of [
+    ['an image outside the list', { image: 'evil.example.com/dump:1' }],
+    ['a Secret not opted in', { secretRef: { name: 'db' } }],
+  ] as const) {
+    test(`${what}: no cleanup Job; the finalizer stays and Ready says why`, () => {
+      const bj = backupJob({
+        spec: { deletionPolicy: 'Delete', ...spec },
+        metadata: { deletionTimestamp: deletedAt, finalizers: [FINALIZER] },
+      });
+      const out = run(world({ backupJob: bj }));
+      assert.ok(!types(out.actions).includes('createJob'));
+      assert.ok(!types(out.actions).includes('removeFinalizer'));
+      const next = applyActions(world({ backupJob: bj }), out.actions);
+      const ready = findCondition(next.backupJob?.status?.conditions, 'Ready');
+      assert.match(ready?.reason ?? '', /NotAllowed$/);
+      assert.match(ready?.message ?? '', /^cleanup cannot start: /);
+      assert.deepEqual(out.result, { kind: 'requeueAfter', delayMs: config.secretRecheckMs });
+    });
+  }
 });
 
 function jobOutcomeActive(job: V1Job): boolean {

@@ -6,7 +6,10 @@ import { desiredCronJob } from '../src/desired.js';
 import { reconcile, type ReconcileInput, type ReconcileOutput } from '../src/reconcile.js';
 import { effectiveSpec } from '../src/spec.js';
 
-export const config = reconcilerConfig({ defaultImage: 'registry.example.com/backup:1.0' });
+export const config = reconcilerConfig({
+  defaultImage: 'registry.example.com/backup:1.0',
+  allowedImages: ['registry.example.com/custom'],
+});
 export const T0 = new Date('2026-05-29T00:00:00Z');
 
 export function minutes(n: number, from = T0): Date {

@@ -235,7 +235,8 @@ describe('reconcile: changes to the spec and to the CronJob', () => {
   ];
   for (const [field, spec, read, expected] of specChanges) {
     test(`a ${field} change reaches the CronJob and then converges`, () => {
-      const { actions, next } = step({ ...withSpec(base, spec), now: later });
+      const secretAccess = { name: 'mysql-creds', allowed: true };
+      const { actions, next } = step({ ...withSpec(base, spec), now: later, secretAccess });
       assert.ok(types(actions).includes('patchCronJob'));
       assert.deepEqual(read(next), expected);
       assert.deepEqual(run(next).actions, []);
@@ -341,6 +342,60 @@ describe('reconcile: invalid spec', () => {
       'updateStatus',
     ]);
     assert.equal(condition(fixed.next, 'Ready')?.lastTransitionTime, minutes(5).toISOString());
+  });
+});
+
+describe('reconcile: what a BackupJob may put into a pod', () => {
+  const base = converged({ backupJob: backupJob(), cronJob: undefined, jobs: [], now: T0, config });
+  const imageOf = (w: ReconcileInput) =>
+    w.cronJob?.spec?.jobTemplate.spec?.template.spec?.containers[0]?.image;
+
+  test('an image outside the list: Ready=False ImageNotAllowed, a Warning, no CronJob', () => {
+    const fresh = backupJob({ spec: { image: 'evil.example.com/dump:1' } });
+    const { actions, next, result } = step({ ...base, backupJob: fresh, cronJob: undefined });
+    assert.deepEqual(types(actions), ['updateStatus', 'event:ImageNotAllowed']);
+    assert.equal(condition(next, 'Ready')?.reason, 'ImageNotAllowed');
+    assert.match(condition(next, 'Ready')?.message ?? '', /evil\.example\.com\/dump:1/);
+    assert.equal(status(next).ready, false);
+    assert.equal(result.kind, 'terminal');
+    assert.deepEqual(run(next).actions, []);
+  });
+
+  test('an existing CronJob is not changed to a refused image', () => {
+    const { actions, next } = step(withSpec(base, { image: 'evil.example.com/dump:1' }));
+    assert.deepEqual(types(actions), ['updateStatus', 'event:ImageNotAllowed']);
+    assert.equal(imageOf(next), config.defaultImage);
+  });
+
+  test('an image the list allows reaches the CronJob', () => {
+    const { next } = step(withSpec(base, { image: 'registry.example.com/custom:3' }));
+    assert.equal(imageOf(next), 'registry.example.com/custom:3');
+  });
+
+  const withSecret = withSpec(base, { secretRef: { name: 'db' } });
+  const secretName = (w: ReconcileInput) =>
+    w.cronJob?.spec?.jobTemplate.spec?.template.spec?.volumes?.find((v) => v.secret)?.secret
+      ?.secretName;
+
+  for (const [what, secretAccess] of [
+    ['not asked', undefined],
+    ['refused', { name: 'db', allowed: false }],
+    ['granted for another Secret', { name: 'other', allowed: true }],
+  ] as const) {
+    test(`a Secret ${what}: Ready=False SecretNotAllowed, no mount, looked at again`, () => {
+      const { actions, next, result } = step({ ...withSecret, secretAccess });
+      assert.deepEqual(types(actions), ['updateStatus', 'event:SecretNotAllowed']);
+      assert.equal(condition(next, 'Ready')?.reason, 'SecretNotAllowed');
+      assert.match(condition(next, 'Ready')?.message ?? '', /get.*secrets\/db in namespace ops/);
+      assert.equal(secretName(next), undefined);
+      assert.deepEqual(result, { kind: 'requeueAfter', delayMs: config.secretRecheckMs });
+    });
+  }
+
+  test('a Secret opted in is mounted', () => {
+    const { next } = step({ ...withSecret, secretAccess: { name: 'db', allowed: true } });
+    assert.equal(secretName(next), 'db');
+    assert.equal(condition(next, 'Ready')?.status, 'True');
   });
 });
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { freePort } from './ports.js';
 
 export interface RedisServer {
@@ -17,16 +17,37 @@ export interface RedisServer {
  * Starts a private redis-server on a free loopback port so a test owns its data and can kill or
  * restart it without touching the machine's shared Redis.
  */
-export async function startRedisServer(extraArgs: string[] = []): Promise<RedisServer> {
+export interface RedisServerOptions {
+  /** requirepass: clients must authenticate. */
+  readonly password?: string;
+  /** TLS only (rediss://), with this certificate and key (PEM files); no client certificates. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+}
+
+export async function startRedisServer(
+  extraArgs: string[] = [],
+  options: RedisServerOptions = {},
+): Promise<RedisServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'redis-'));
-  let child: ChildProcess = await launch(port, dir, extraArgs);
+  const { tls, password } = options;
+  const args = [
+    ...(password ? ['--requirepass', password] : []),
+    ...(tls ? ['--port', '0', '--tls-port', String(port), '--tls-auth-clients', 'no'] : []),
+    ...(tls ? ['--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile] : []),
+    ...extraArgs,
+  ];
+  const probe: RedisOptions = {
+    ...(password && { password }),
+    ...(tls && { tls: { rejectUnauthorized: false } }),
+  };
+  let child: ChildProcess = await launch(port, dir, args, probe);
   return {
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url: `${tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
     async restartEmpty() {
       await kill(child);
-      child = await launch(port, dir, extraArgs);
+      child = await launch(port, dir, args, probe);
     },
     async stop() {
       await kill(child);
@@ -35,7 +56,12 @@ export async function startRedisServer(extraArgs: string[] = []): Promise<RedisS
   };
 }
 
-async function launch(port: number, dir: string, extraArgs: string[]): Promise<ChildProcess> {
+async function launch(
+  port: number,
+  dir: string,
+  extraArgs: string[],
+  probe: RedisOptions,
+): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',
     [
@@ -61,6 +87,7 @@ async function launch(port: number, dir: string, extraArgs: string[]): Promise<C
       lazyConnect: true,
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
+      ...probe,
     });
     // Refused connections while the server boots are expected; they are retried below.
     client.on('error', () => undefined);

@@ -49,7 +49,12 @@ export const CI_VALUES = [
 export interface KubeObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   [field: string]: unknown;
 }
 
@@ -57,6 +62,7 @@ export interface KubeObject {
 export function templateArgs(
   valuesFiles: readonly string[] = [],
   sets: readonly string[] = [],
+  extra: readonly string[] = [],
 ): string[] {
   return [
     'template',
@@ -68,6 +74,7 @@ export function templateArgs(
     '--include-crds',
     ...valuesFiles.flatMap((file) => ['--values', file]),
     ...sets.flatMap((set) => ['--set', set]),
+    ...extra,
   ];
 }
 
@@ -75,8 +82,9 @@ export function templateArgs(
 export function renderChart(
   valuesFiles: readonly string[] = [],
   sets: readonly string[] = [],
+  extra: readonly string[] = [],
 ): KubeObject[] {
-  const run = helm(templateArgs(valuesFiles, sets));
+  const run = helm(templateArgs(valuesFiles, sets, extra));
   if (run.status !== 0) throw new Error(`helm template failed: ${run.stderr}`);
   return parseAllDocuments(run.stdout).flatMap((doc) => {
     if (doc.errors.length > 0)

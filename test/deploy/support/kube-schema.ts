@@ -9,7 +9,10 @@ import type { KubeObject } from './helm.js';
  * check only.
  */
 
-/** apiVersions the chart may use: all are served by every Kubernetes in Chart.yaml's kubeVersion. */
+/**
+ * apiVersions the chart may use: all are served by every Kubernetes in Chart.yaml's kubeVersion,
+ * except admissionregistration.k8s.io/v1's policies, which the chart renders only where served.
+ */
 const MODEL_PACKAGES: Readonly<Record<string, string>> = {
   v1: 'kubernetes-models/v1',
   'apps/v1': 'kubernetes-models/apps/v1',
@@ -18,6 +21,7 @@ const MODEL_PACKAGES: Readonly<Record<string, string>> = {
   'networking.k8s.io/v1': 'kubernetes-models/networking.k8s.io/v1',
   'autoscaling/v2': 'kubernetes-models/autoscaling/v2',
   'apiextensions.k8s.io/v1': 'kubernetes-models/apiextensions.k8s.io/v1',
+  'admissionregistration.k8s.io/v1': 'kubernetes-models/admissionregistration.k8s.io/v1',
   'monitoring.coreos.com/v1': '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1',
   'keda.sh/v1alpha1': '@kubernetes-models/keda/keda.sh/v1alpha1',
 };

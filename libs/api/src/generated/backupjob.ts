@@ -46,7 +46,7 @@ export interface BackupStorage {
   path?: string;
 }
 
-/** A Secret in the same namespace with the credentials for the target (keys host, port, username, password, database). It is mounted into the backup pod; the operator never reads it. */
+/** A Secret in the same namespace with the credentials for the target (keys host, port, username, password, database). It is mounted into the backup pod only if the namespace opted it in (docs/security.md); the operator never reads it. */
 export interface SecretReference {
   /** Name of the Secret. */
   name: string;
@@ -64,9 +64,9 @@ export interface BackupJobSpec {
   suspend: boolean;
   /** IANA time zone the schedule is read in, such as Europe/Berlin; the cluster controller-manager time zone when unset. */
   timeZone?: string;
-  /** Container image that performs the backup; the operator's configured reference image when unset. It must honour the backup image contract (docs/backup-image.md). */
+  /** Container image that performs the backup; the operator's configured reference image when unset. It must be one the operator's allowlist admits and honour the backup image contract (docs/backup-image.md). */
   image?: string;
-  /** A Secret in the same namespace with the credentials for the target (keys host, port, username, password, database). It is mounted into the backup pod; the operator never reads it. */
+  /** A Secret in the same namespace with the credentials for the target (keys host, port, username, password, database). It is mounted into the backup pod only if the namespace opted it in (docs/security.md); the operator never reads it. */
   secretRef?: SecretReference;
   /** Where backups are written: a PersistentVolumeClaim in the same namespace, and a folder in it. When unset, the claim named backup-storage and the folder <namespace>/<name>. */
   storage?: BackupStorage;

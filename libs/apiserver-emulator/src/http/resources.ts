@@ -59,6 +59,7 @@ function writeOptions(ctx: RequestContext): WriteOptions {
     fieldManager: q.get('fieldManager') ?? managerFromUserAgent(ctx.req.headers['user-agent']),
     fieldValidation: validation as FieldValidation,
     subresource: ctx.info.subresource || undefined,
+    user: ctx.user,
   };
 }
 
@@ -326,7 +327,7 @@ function removeCollection(ctx: RequestContext, rt: ResourceType): void {
 function handleVirtual(ctx: RequestContext, rt: ResourceType): void {
   if (ctx.info.verb !== 'create') throw methodNotAllowed();
   const body = bodyObject(ctx) as unknown as Record<string, unknown>;
-  sendJson(ctx.res, 201, review(rt, body, ctx.user, ctx.core.authz, ctx.info.namespace));
+  sendJson(ctx.res, 201, review(rt, body, ctx.user, ctx.core, ctx.info.namespace));
 }
 
 /** pods/log: no container runs here, so the log says what the Pod's phase is. */

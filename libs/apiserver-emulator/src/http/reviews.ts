@@ -1,4 +1,5 @@
 import { badRequest } from '../errors.js';
+import type { Authenticator } from '../authn.js';
 import type { RbacAuthorizer, Attributes } from '../rbac.js';
 import type { ResourceType } from '../resource-type.js';
 import type { UserInfo } from '../types.js';
@@ -43,7 +44,7 @@ export function review(
   rt: ResourceType,
   body: Record<string, unknown>,
   caller: UserInfo,
-  authz: RbacAuthorizer,
+  { authn, authz }: { authn: Authenticator; authz: RbacAuthorizer },
   namespace: string,
 ): Record<string, unknown> {
   const spec = (body.spec ?? {}) as ReviewSpec;
@@ -76,8 +77,12 @@ export function review(
         },
       };
     }
-    case 'tokenreviews':
-      return { ...out, spec: body.spec, status: { authenticated: false } };
+    case 'tokenreviews': {
+      const token = (body.spec as { token?: unknown } | undefined)?.token;
+      const user = typeof token === 'string' ? authn.userForToken(token) : undefined;
+      const status = user ? { authenticated: true, user } : { authenticated: false };
+      return { ...out, spec: body.spec, status };
+    }
     default: {
       const subject: UserInfo =
         rt.plural === 'selfsubjectaccessreviews'

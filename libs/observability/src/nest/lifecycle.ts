@@ -7,10 +7,12 @@ import {
 } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { CommonConfig } from '../../../config/src/index.js';
+import { MetricsAuthorizer } from '../metrics-auth.js';
 import { closeServer, serveMetrics } from '../metrics-server.js';
 import type { OperatorMetrics } from '../metrics.js';
 import type { ShutdownCoordinator } from '../shutdown.js';
-import { CONFIG, METRICS, SHUTDOWN } from './tokens.js';
+import type { KubeConnection } from './kube.provider.js';
+import { CONFIG, KUBE, METRICS, SHUTDOWN } from './tokens.js';
 
 /** Opens the /metrics listener with the app and closes it last, after the probe server. */
 @Injectable()
@@ -20,11 +22,18 @@ export class MetricsEndpoint implements OnApplicationBootstrap, OnApplicationShu
   constructor(
     @Inject(CONFIG) private readonly config: CommonConfig,
     @Inject(METRICS) private readonly metrics: OperatorMetrics,
+    @Inject(KUBE) private readonly kube: KubeConnection,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const { port, bindAddress } = this.config.metrics;
-    this.server = await serveMetrics(this.metrics.registry, port, bindAddress);
+    const { port, bindAddress, secure, certDir } = this.config.metrics;
+    const auth = secure ? new MetricsAuthorizer(this.kube.kubeConfig) : undefined;
+    this.server = await serveMetrics(
+      this.metrics.registry,
+      port,
+      bindAddress,
+      auth && certDir ? { certDir, decide: (header) => auth.decide(header) } : undefined,
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
