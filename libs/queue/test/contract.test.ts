@@ -5,6 +5,7 @@ import { Registry } from 'prom-client';
 import { startProcess, type ManagedProcess } from '../../testing/src/process.js';
 import { startRedisServer } from '../../testing/src/redis-server.js';
 import { shardKeys, shardOf, TerminalError, WorkQueue, type QueueOptions } from '../src/index.js';
+import { parseJobId } from '../src/job-ids.js';
 import { backendKinds, startBackend, type Backend } from './backends.js';
 import type { ConsumerProcessConfig } from './consumer-process.js';
 import { gate, queueOptions, startConsumer, waitFor, waitForIdle } from './helpers.js';
@@ -23,15 +24,18 @@ for (const kind of backendKinds) {
       closers.push(() => started.consumer.shutdown({ drainTimeoutMs: 1_000 }));
       return started;
     };
-    /** Due time of a delayed key, in ms from now (Redis clock). */
+    /** Due time of the key's timer job, in ms from now; BullMQ scores by the client clock. */
     const dueIn = async (options: QueueOptions, key: string): Promise<number | undefined> => {
       const client = backend.client();
       const keys = shardKeys('wq', options.name, shardOf(key, options.shards ?? 16));
-      const [due, [sec, usec]] = await Promise.all([
-        client.zscore(keys.delayed, key),
-        client.time(),
-      ]);
-      return due === null ? undefined : Number(due) - (Number(sec) * 1000 + Number(usec) / 1000);
+      const delayed = await client.zrange(keys.delayed, '0', '-1', 'WITHSCORES');
+      for (let i = 0; i < delayed.length; i += 2) {
+        const job = parseJobId(delayed[i] as string);
+        if (job?.kind === 'timer' && job.key === key) {
+          return Math.floor(Number(delayed[i + 1]) / 0x1000) - Date.now();
+        }
+      }
+      return undefined;
     };
 
     before(async () => {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startProcess, type ManagedProcess } from '../../testing/src/process.js';
 import { shardKeys, WorkQueue, type QueueOptions } from '../src/index.js';
+import { parseJobId } from '../src/job-ids.js';
 import type { Backend } from './backends.js';
 import type { ConsumerProcessConfig } from './consumer-process.js';
 
@@ -285,24 +286,35 @@ function countLostUpdates(
   return lost;
 }
 
-/** Samples every shard atomically: a key must never be waiting (ready) and running (leased). */
+/**
+ * Samples every shard atomically: a key must never have a run waiting (BullMQ wait or
+ * prioritized) while one of its runs is active.
+ */
 function startSampler(backend: Backend, name: string, shards: number) {
   const client = backend.client();
   let violations = 0;
   let samples = 0;
   let running = true;
+  const runKeys = (ids: string[] | undefined): string[] =>
+    (ids ?? []).flatMap((id) => {
+      const parsed = parseJobId(id);
+      return parsed?.kind === 'run' ? [parsed.key] : [];
+    });
   const loop = (async () => {
     while (running) {
       for (let shard = 0; shard < shards; shard++) {
         const keys = shardKeys('wq', name, shard);
         const replies = await client
           .multi()
-          .zrange(keys.ready, '0', '-1')
-          .zrange(keys.leases, '0', '-1')
+          .lrange(keys.wait, 0, -1)
+          .zrange(keys.prioritized, '0', '-1')
+          .lrange(keys.active, 0, -1)
           .exec();
-        const [ready, leased] = (replies ?? []).map(([, v]) => v as string[]);
-        const running = new Set(leased);
-        violations += (ready ?? []).filter((k) => running.has(k)).length;
+        const [wait, prioritized, active] = (replies ?? []).map(([, v]) => v as string[]);
+        const running = new Set(runKeys(active));
+        violations += [...runKeys(wait), ...runKeys(prioritized)].filter((k) =>
+          running.has(k),
+        ).length;
         samples++;
       }
       await sleep(50);
