@@ -36,6 +36,7 @@ export class WatchLoop implements OnApplicationBootstrap {
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
     const queue = new WorkQueue(queueOptions(config, metrics.registry));
+    metrics.textSources.add(() => queue.exportPrometheusMetrics());
     this.manager = new WatcherManager({
       rest: kube.rest,
       leaderElection: {

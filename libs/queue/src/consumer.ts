@@ -160,6 +160,8 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
         lockDuration: this.options.lockDurationMs,
         stalledInterval: Math.max(50, Math.floor(this.options.lockDurationMs / 2)),
         maxStalledCount: neverFailStalled,
+        // Keeps BullMQ's completed and failed counts (bullmq_job_*_total) and an hour of history.
+        metrics: { maxDataPoints: 60 },
       },
       (name, opts) => createRedisBackend(name, opts, { withBlockingConnection: false }),
     );

@@ -134,7 +134,10 @@ export function mergePrometheusText(texts: string[]): string {
       const lines = headers.get(name) ?? [];
       if (!lines.includes(line)) lines.push(line);
       headers.set(name, lines);
-    } else samples.set(name, [...(samples.get(name) ?? []), line]);
+    } else {
+      // BullMQ writes `{queue="q", state="wait"}`; strict parsers want no space after the comma.
+      samples.set(name, [...(samples.get(name) ?? []), line.replaceAll('", ', '",')]);
+    }
   }
   const out: string[] = [];
   for (const [name, lines] of samples) out.push(...(headers.get(name) ?? []), ...lines);

@@ -148,6 +148,51 @@ for (const kind of backendKinds) {
       await waitForIdle(queue);
     });
 
+    test('4. an event for a key whose RequeueAfter is pending runs it now, not at the delay', async () => {
+      const options = queueOptions(backend);
+      const queue = producer(options);
+      const { runs } = consumer(options, () =>
+        runs.length === 1 ? { requeueAfter: 600_000 } : undefined,
+      );
+      await queue.add('default/pending-after');
+      await waitFor(
+        async () => (await dueIn(options, 'default/pending-after')) !== undefined,
+        'the RequeueAfter to be pending',
+      );
+      assert.equal(await queue.add('default/pending-after'), true);
+      // Far less than the 600 s delay: only the event can have started this run.
+      await waitFor(
+        () => runs.length === 2 && runs[1]?.end !== undefined,
+        'the run the event asked for',
+      );
+      await waitForIdle(queue);
+      assert.equal(runs.length, 2);
+    });
+
+    test('5. an event for a key whose backoff is pending runs it now and keeps its failure count', async () => {
+      const options = queueOptions(backend, { backoff: { baseMs: 600_000, maxMs: 600_000 } });
+      const queue = producer(options);
+      const { runs } = consumer(options, () => {
+        if (runs.length === 1) throw new Error('injected');
+      });
+      await queue.add('default/pending-backoff');
+      await waitFor(
+        async () => (await dueIn(options, 'default/pending-backoff')) !== undefined,
+        'the backoff to be pending',
+      );
+      await queue.add('default/pending-backoff');
+      await waitFor(
+        () => runs.length === 2 && runs[1]?.end !== undefined,
+        'the run the event asked for',
+      );
+      await waitForIdle(queue);
+      assert.deepEqual(
+        runs.map((r) => r.failures),
+        [0, 1],
+      );
+      assert.equal(await queue.numRequeues('default/pending-backoff'), 0, 'success reset it');
+    });
+
     test('4. addAfter during a run is kept: the key runs again when it falls due', async () => {
       const options = queueOptions(backend);
       const queue = producer(options);
@@ -370,6 +415,30 @@ for (const kind of backendKinds) {
       assert.equal(metric(json, 'workqueue_longest_running_processor_seconds'), 0);
       const labels = json.find((m) => m.name === 'workqueue_adds_total')?.values[0]?.labels;
       assert.deepEqual(labels, { name: options.name, controller: 'backupjob' });
+    });
+
+    test("metrics: BullMQ's own Prometheus export covers every shard queue", async () => {
+      const options = queueOptions(backend, { shards: 3 });
+      const queue = producer(options);
+      await queue.add('ns/b1');
+      const text = await queue.exportPrometheusMetrics();
+      assert.equal(text.match(/^# TYPE bullmq_job_count gauge$/gm)?.length, 1, 'one TYPE line');
+      for (let shard = 0; shard < 3; shard++) {
+        assert.match(
+          text,
+          new RegExp(
+            `^bullmq_job_count\\{queue="${options.name}-${shard}",state="waiting"\\} `,
+            'm',
+          ),
+        );
+      }
+      const waiting = [
+        ...text.matchAll(/^bullmq_job_count\{queue="[^"]+",state="waiting"\} (\d+)$/gm),
+      ];
+      assert.equal(
+        waiting.reduce((n, m) => n + Number(m[1]), 0),
+        1,
+      );
     });
 
     if (kind === 'cluster') {

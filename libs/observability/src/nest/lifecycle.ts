@@ -24,7 +24,12 @@ export class MetricsEndpoint implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationBootstrap(): Promise<void> {
     const { port, bindAddress } = this.config.metrics;
-    this.server = await serveMetrics(this.metrics.registry, port, bindAddress);
+    this.server = await serveMetrics(
+      this.metrics.registry,
+      port,
+      bindAddress,
+      this.metrics.textSources,
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
