@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createRedisBackend, Worker, type Job } from 'bullmq';
+import { createRedisBackend, Job, Worker, type JobJson } from 'bullmq';
 import { duplicateClient, type RedisClient } from './connection.js';
 import { parseJobId } from './job-ids.js';
 import type { QueueOptions } from './options.js';
@@ -50,6 +50,8 @@ interface Run {
   startedAt: number;
   renewedAt: number;
   abort: AbortController;
+  /** Consecutive failures of the key before this run. */
+  failures: number;
 }
 
 /** Resolves true if the promise settled within `ms`, false if the time ran out first. */
@@ -231,27 +233,54 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
     void chain.finally(() => this.chains.delete(chain));
   }
 
+  /**
+   * Handles the job, then, while no other shard waits for a slot, the shard's next job, which
+   * BullMQ hands out in the same call that finishes the previous one.
+   */
   private async handle(queue: ShardQueue, job: Job, token: string): Promise<void> {
-    const parsed = parseJobId(String(job.id));
-    if (parsed?.kind === 'timer') await this.fire(queue, parsed.key, job, token);
-    else if (parsed) await this.run(queue, parsed.key, job, token);
-    else await job.moveToCompleted(undefined, token, false).catch(() => undefined);
+    let next: Job | undefined = job;
+    while (next) {
+      const parsed = parseJobId(String(next.id));
+      let raw: unknown;
+      if (parsed?.kind === 'timer') raw = await this.fire(queue, parsed.key, next, token);
+      else if (parsed) raw = await this.run(queue, parsed.key, next, token);
+      else
+        raw = await next.moveToCompleted(undefined, token, this.fetchNext()).catch(() => undefined);
+      next = this.nextJob(queue.shard, raw, token);
+    }
+  }
+
+  /** Whether finishing a job should also take the shard's next one. */
+  private fetchNext(): boolean {
+    return !this.stopping && !this.slots.hasWaiters;
+  }
+
+  /** The job BullMQ returned with a finish (`[data, id, …]`), owned by the same token. */
+  private nextJob(shard: number, raw: unknown, token: string): Job | undefined {
+    const [data, id] = Array.isArray(raw) ? (raw as [JobJson | undefined, string | undefined]) : [];
+    const worker = this.workers.get(shard);
+    if (!data || !id || !worker) return undefined;
+    const job = Job.fromJSON(worker, data, id);
+    job.token = token;
+    return job;
   }
 
   /**
    * A timer fell due: the key becomes due now. If that fails, the timer job keeps its (unrenewed)
    * lock and BullMQ's stalled check hands it out again, so the timer is not lost.
    */
-  private async fire(queue: ShardQueue, key: string, job: Job, token: string): Promise<void> {
+  private async fire(queue: ShardQueue, key: string, job: Job, token: string): Promise<unknown> {
     try {
       if (await queue.add(key, false, false)) this.metrics?.incAdds(1);
-      await job.moveToCompleted(undefined, token, false);
+      return await job.moveToCompleted(undefined, token, this.fetchNext());
     } catch (err) {
       this.reportError(err as Error);
+      return undefined;
     }
   }
 
-  private async run(queue: ShardQueue, key: string, job: Job, token: string): Promise<void> {
+  /** Runs the key; resolves what the finish returned (the next job, if BullMQ handed one out). */
+  private async run(queue: ShardQueue, key: string, job: Job, token: string): Promise<unknown> {
     const now = Date.now();
     const run: Run = {
       key,
@@ -261,14 +290,16 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
       startedAt: now,
       renewedAt: now,
       abort: new AbortController(),
+      failures: 0,
     };
     this.runs.set(token, run);
     try {
       const failures = await this.beforeRun(queue, run);
-      if (failures === undefined) return;
+      if (failures === undefined) return undefined;
+      run.failures = failures;
       this.metrics?.observeQueueDuration((Date.now() - job.timestamp) / 1000);
       const { outcome, err, requeueAfterMs } = await this.callHandler(run, failures);
-      await this.finish(queue, run, outcome, err, requeueAfterMs);
+      return await this.finish(queue, run, outcome, err, requeueAfterMs);
     } finally {
       this.runs.delete(token);
     }
@@ -331,24 +362,23 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
     outcome: Outcome,
     err: unknown,
     requeueAfterMs: number | undefined,
-  ): Promise<void> {
+  ): Promise<unknown> {
     const giveUpAt = Date.now() + this.options.lockDurationMs;
     let step = outcome === 'after' || outcome === 'error' ? 'schedule' : 'complete';
     for (;;) {
       try {
         if (step === 'schedule') {
-          if (!(await this.schedule(queue, run, outcome, requeueAfterMs))) return;
+          if (!(await this.schedule(queue, run, outcome, requeueAfterMs))) return undefined;
           step = 'complete';
         }
-        await this.complete(queue, run, outcome, err);
-        return;
+        return await this.complete(queue, run, outcome, err);
       } catch (e) {
         if (lockLost.test((e as Error).message)) {
           this.loseLease(run);
-          return;
+          return undefined;
         }
         this.reportError(e as Error);
-        if (Date.now() > giveUpAt) return;
+        if (Date.now() > giveUpAt) return undefined;
         await sleep(retryDelayMs);
       }
     }
@@ -385,16 +415,25 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
     return true;
   }
 
-  private async complete(queue: ShardQueue, run: Run, outcome: Outcome, err: unknown) {
+  /** Finishes the run job in BullMQ; resolves the next job's data when one was fetched too. */
+  private async complete(
+    queue: ShardQueue,
+    run: Run,
+    outcome: Outcome,
+    err: unknown,
+  ): Promise<unknown> {
     const { job, token, key } = run;
     if (outcome === 'release') {
       await job.moveToWait(token);
-      return;
+      return undefined;
     }
-    if (outcome === 'ok' || outcome === 'terminal') await queue.forget(key);
+    // Forget; a count of 0 at the start needs none (an addRateLimited meanwhile is not undone).
+    if ((outcome === 'ok' || outcome === 'terminal') && run.failures > 0) await queue.forget(key);
+    const fetch = this.fetchNext();
     if (outcome === 'error' || outcome === 'terminal') {
-      await job.moveToFailed(err instanceof Error ? err : new Error(String(err)), token, false);
-    } else await job.moveToCompleted(undefined, token, false);
+      return job.moveToFailed(err instanceof Error ? err : new Error(String(err)), token, fetch);
+    }
+    return job.moveToCompleted(undefined, token, fetch);
   }
 
   /**

@@ -70,8 +70,8 @@ export class ShardQueue {
    * now, after the timer was set, so it sees everything the timer was meant to catch.
    */
   async add(key: string, low: boolean, dropTimer = true): Promise<boolean> {
-    const [timer = null, nextBefore = null] = (await this.read((m) =>
-      m.get(this.dedupKey('timer', key)).hget(this.nextKey(key), 'jid'),
+    const [timer = null, nextBefore = null] = (await this.read((p) =>
+      p.get(this.dedupKey('timer', key)).hget(this.nextKey(key), 'jid'),
     )) as (string | null)[];
     // The key already has a kept next run; a low-priority add has nothing to add to it.
     if (low && nextBefore !== null) {
@@ -85,8 +85,8 @@ export class ShardQueue {
     ]);
     if (job.id === id) return true;
     // Merged into the key's pending or running job: find out which, and raise a low one.
-    const [nextNow, priority] = await this.read((m) =>
-      m.hget(this.nextKey(key), 'jid').hget(`${this.base}${job.id}`, 'priority'),
+    const [nextNow, priority] = await this.read((p) =>
+      p.hget(this.nextKey(key), 'jid').hget(`${this.base}${job.id}`, 'priority'),
     );
     if (nextNow === id) return nextBefore === null;
     if (!low && Number(priority) > 0) {
@@ -161,26 +161,25 @@ export class ShardQueue {
    * shard is held for one lock duration; the first to notice sets the hold.
    */
   async checkEpoch(fresh: string, seen: string): Promise<{ epoch: string; holdMs: number }> {
-    const [epoch, holdMs] = await this.read((m) =>
-      m.set(this.keys.epoch, fresh, 'NX').get(this.keys.epoch).pttl(this.keys.hold),
+    const [epoch, holdMs] = await this.read((p) =>
+      p.set(this.keys.epoch, fresh, 'NX').get(this.keys.epoch).pttl(this.keys.hold),
     ).then(([, e, h]) => [String(e), Number(h)] as const);
     if (seen === '' || seen === epoch) return { epoch, holdMs: Math.max(0, holdMs) };
     await this.client.set(this.keys.hold, '1', 'PX', this.options.lockDurationMs, 'NX');
     return { epoch, holdMs: Math.max(0, Number(await this.client.pttl(this.keys.hold))) };
   }
 
-  /** The epoch check and the key's failure count, in one round trip before a run. */
+  /**
+   * The epoch, the hold and the key's failure count, in one round trip before a run; the epoch
+   * is written (and compared with `seen`) only when it is missing or differs.
+   */
   async runStart(key: string, fresh: string, seen: string): Promise<RunStart> {
-    const [, epoch, holdMs, failures] = await this.read((m) =>
-      m
-        .set(this.keys.epoch, fresh, 'NX')
-        .get(this.keys.epoch)
-        .pttl(this.keys.hold)
-        .hget(this.keys.fail, key),
+    const [epoch, holdMs, failures] = await this.read((p) =>
+      p.get(this.keys.epoch).pttl(this.keys.hold).hget(this.keys.fail, key),
     );
     const start = { epoch: String(epoch), holdMs: Number(holdMs), failures: Number(failures ?? 0) };
-    if (seen !== '' && seen !== start.epoch) {
-      start.holdMs = (await this.checkEpoch(fresh, seen)).holdMs;
+    if (epoch === null || (seen !== '' && seen !== start.epoch)) {
+      Object.assign(start, await this.checkEpoch(fresh, seen));
     }
     start.holdMs = Math.max(0, start.holdMs);
     return start;
@@ -224,11 +223,11 @@ export class ShardQueue {
     return `${this.base}dn:${dedupId('run', key)}`;
   }
 
-  /** One MULTI over keys of this shard (one slot, so valid on a Cluster); replies in order. */
+  /** One pipeline over keys of this shard (one slot, so valid on a Cluster); replies in order. */
   private async read(
-    build: (m: ReturnType<RedisClient['multi']>) => ReturnType<RedisClient['multi']>,
+    build: (p: ReturnType<RedisClient['pipeline']>) => ReturnType<RedisClient['pipeline']>,
   ): Promise<(string | number | null)[]> {
-    const replies = (await build(this.client.multi()).exec()) ?? [];
+    const replies = (await build(this.client.pipeline()).exec()) ?? [];
     return replies.map(([err, value]) => {
       if (err) throw err;
       return value as string | number | null;
