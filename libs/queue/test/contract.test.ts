@@ -4,7 +4,14 @@ import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { startProcess, type ManagedProcess } from '../../testing/src/process.js';
 import { startRedisServer } from '../../testing/src/redis-server.js';
-import { shardKeys, shardOf, TerminalError, WorkQueue, type QueueOptions } from '../src/index.js';
+import {
+  shardKeys,
+  shardOf,
+  TerminalError,
+  WorkQueue,
+  type Handler,
+  type QueueOptions,
+} from '../src/index.js';
 import { parseJobId } from '../src/job-ids.js';
 import { backendKinds, startBackend, type Backend } from './backends.js';
 import type { ConsumerProcessConfig } from './consumer-process.js';
@@ -148,44 +155,42 @@ for (const kind of backendKinds) {
       await waitForIdle(queue);
     });
 
-    test('4. an event for a key whose RequeueAfter is pending runs it now, not at the delay', async () => {
-      const options = queueOptions(backend);
+    /**
+     * Runs the key once with a handler that leaves a long delay pending (RequeueAfter or backoff),
+     * adds the key again while the delay is pending, and waits for the run the add asked for: far
+     * sooner than the 600 s delay, so only the add can have started it.
+     */
+    const addWhileDelayPending = async (options: QueueOptions, key: string, handler: Handler) => {
       const queue = producer(options);
-      const { runs } = consumer(options, () =>
-        runs.length === 1 ? { requeueAfter: 600_000 } : undefined,
+      const { runs } = consumer(options, (k, ctx) =>
+        runs.length === 1 ? handler(k, ctx) : undefined,
       );
-      await queue.add('default/pending-after');
-      await waitFor(
-        async () => (await dueIn(options, 'default/pending-after')) !== undefined,
-        'the RequeueAfter to be pending',
-      );
-      assert.equal(await queue.add('default/pending-after'), true);
-      // Far less than the 600 s delay: only the event can have started this run.
-      await waitFor(
-        () => runs.length === 2 && runs[1]?.end !== undefined,
-        'the run the event asked for',
-      );
+      await queue.add(key);
+      await waitFor(async () => (await dueIn(options, key)) !== undefined, 'a pending delay');
+      const added = await queue.add(key);
+      await waitFor(() => runs.length === 2 && runs[1]?.end !== undefined, 'the run of the add');
       await waitForIdle(queue);
+      return { queue, runs, added };
+    };
+
+    test('4. an event for a key whose RequeueAfter is pending runs it now, not at the delay', async () => {
+      const { runs, added } = await addWhileDelayPending(
+        queueOptions(backend),
+        'default/pending-after',
+        () => ({ requeueAfter: 600_000 }),
+      );
+      assert.equal(added, true);
       assert.equal(runs.length, 2);
     });
 
     test('5. an event for a key whose backoff is pending runs it now and keeps its failure count', async () => {
-      const options = queueOptions(backend, { backoff: { baseMs: 600_000, maxMs: 600_000 } });
-      const queue = producer(options);
-      const { runs } = consumer(options, () => {
-        if (runs.length === 1) throw new Error('injected');
-      });
-      await queue.add('default/pending-backoff');
-      await waitFor(
-        async () => (await dueIn(options, 'default/pending-backoff')) !== undefined,
-        'the backoff to be pending',
+      const { queue, runs } = await addWhileDelayPending(
+        queueOptions(backend, { backoff: { baseMs: 600_000, maxMs: 600_000 } }),
+        'default/pending-backoff',
+        () => {
+          throw new Error('injected');
+        },
       );
-      await queue.add('default/pending-backoff');
-      await waitFor(
-        () => runs.length === 2 && runs[1]?.end !== undefined,
-        'the run the event asked for',
-      );
-      await waitForIdle(queue);
       assert.deepEqual(
         runs.map((r) => r.failures),
         [0, 1],
