@@ -40,6 +40,8 @@ export class WatchLoop implements OnApplicationBootstrap {
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
     const queue = new WorkQueue(queueOptions(config, metrics.registry));
+    // BullMQ's view of the shards is the same from every process: the watchers serve it, so the
+    // workers' scrapes cost Redis nothing extra and Prometheus gets no copy per worker.
     metrics.textSources.add(() => queue.exportPrometheusMetrics());
     this.manager = new WatcherManager({
       rest: kube.rest,

@@ -47,7 +47,6 @@ export class ReconcileLoop implements OnApplicationBootstrap {
       metrics.controller.forController('backupjob', config.concurrency),
     );
     this.consumer = new QueueConsumer(queueOptions(config, metrics.registry));
-    metrics.textSources.add(() => this.consumer.exportPrometheusMetrics());
     this.consumer.on('leaseLost', (key) =>
       logger.warn('lease lost: another worker took over the key', { key }),
     );

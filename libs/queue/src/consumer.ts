@@ -388,7 +388,9 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
    * RequeueAfter and backoff: a timer for the key, unless an add arrived during the run (then the
    * key runs again at once, as client-go's Done re-adds a dirty key). The timer is set before the
    * run job completes, so a consumer killed in between leaves a timer and a stalled job, never
-   * neither. False when the run no longer owns its key (fenced: the new owner decides).
+   * neither. An error is counted only while the run still owns its key (fenced: the new owner
+   * decides); a RequeueAfter of a run that lost its key is not fenced, because its timer can only
+   * cost one more run later. False when the run was fenced.
    */
   private async schedule(
     queue: ShardQueue,
@@ -396,21 +398,18 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
     outcome: Outcome,
     requeueAfterMs: number | undefined,
   ): Promise<boolean> {
-    const worker = this.workers.get(run.shard);
-    const lost = await worker?.extendJobLocks(
-      [String(run.job.id)],
-      [run.token],
-      this.options.lockDurationMs,
-    );
-    if (!worker || (lost?.length ?? 0) > 0) {
-      this.loseLease(run);
-      return false;
-    }
     let delayMs = requeueAfterMs ?? 0;
     if (outcome === 'error') {
+      const lost = await this.workers
+        .get(run.shard)
+        ?.extendJobLocks([String(run.job.id)], [run.token], this.options.lockDurationMs);
+      if (lost === undefined || lost.length > 0) {
+        this.loseLease(run);
+        return false;
+      }
       const { baseMs, maxMs } = this.options.backoff;
       delayMs = Math.min(baseMs * 2 ** ((await queue.incFailures(run.key)) - 1), maxMs);
-    } else await queue.forget(run.key);
+    } else if (run.failures > 0) await queue.forget(run.key);
     if (!(await queue.hasNext(run.key))) await queue.addTimer(run.key, delayMs);
     return true;
   }

@@ -66,22 +66,21 @@ export class ShardQueue {
 
   /**
    * Makes the key due now (client-go Add). Resolves true if it became pending, false if a run
-   * was already pending. A pending timer of the key is dropped: the run it would cause starts
-   * now, after the timer was set, so it sees everything the timer was meant to catch.
+   * was already pending. A normal add (an event) drops the key's pending timer: the run it asks
+   * for starts after the timer was set, so it sees everything the timer was meant to catch. A
+   * low-priority add (a resync) leaves the timer: the run will set the same due time again, and
+   * dropping and setting it would cost two BullMQ calls per key of every resync.
    */
   async add(key: string, low: boolean, dropTimer = true): Promise<boolean> {
     const [timer = null, nextBefore = null] = (await this.read((p) =>
       p.get(this.dedupKey('timer', key)).hget(this.nextKey(key), 'jid'),
     )) as (string | null)[];
     // The key already has a kept next run; a low-priority add has nothing to add to it.
-    if (low && nextBefore !== null) {
-      if (dropTimer && timer !== null) await this.dropTimer(timer);
-      return false;
-    }
+    if (low && nextBefore !== null) return false;
     const id = this.ids.next('run', key);
     const [job] = await Promise.all([
       this.queue.add(key, {}, this.runOptions(id, key, low)),
-      dropTimer && timer !== null ? this.dropTimer(timer) : undefined,
+      dropTimer && !low && timer !== null ? this.dropTimer(timer) : undefined,
     ]);
     if (job.id === id) return true;
     // Merged into the key's pending or running job: find out which, and raise a low one.
@@ -185,13 +184,22 @@ export class ShardQueue {
     return start;
   }
 
+  /** Read from BullMQ's lists and sets in one pipeline (cheaper than its getJobCounts script). */
   async depth(): Promise<ShardDepth> {
-    const counts = await this.queue.getJobCounts('wait', 'prioritized', 'delayed', 'active');
+    const [wait, prioritized, delayed, active] = (
+      await this.read((p) =>
+        p
+          .llen(this.keys.wait)
+          .zcard(this.keys.prioritized)
+          .zcard(this.keys.delayed)
+          .llen(this.keys.active),
+      )
+    ).map(Number);
     return {
       shard: this.shard,
-      ready: (counts.wait ?? 0) + (counts.prioritized ?? 0),
-      delayed: counts.delayed ?? 0,
-      running: counts.active ?? 0,
+      ready: (wait ?? 0) + (prioritized ?? 0),
+      delayed: delayed ?? 0,
+      running: active ?? 0,
     };
   }
 
