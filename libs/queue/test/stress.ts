@@ -169,17 +169,19 @@ export async function runStress(backend: Backend, options: StressOptions): Promi
 }
 
 /**
- * SIGKILLs the consumer inside a run: once it has a run started 20 ms ago or more. `slow/` keys
- * (300 ms runs) are added until it takes one, so the kill does not depend on chance.
+ * SIGKILLs the consumer inside a run: once it has a `slow/` run (300 ms) that started 20 to 150 ms
+ * ago, far from its end even on a loaded machine. `slow/` keys are added until it takes one, so
+ * the kill does not depend on chance.
  */
 async function killMidRun(
   consumer: ManagedProcess,
   add: (key: string) => Promise<void>,
 ): Promise<number> {
   const deadline = Date.now() + 60_000;
+  const midRun = ({ key, start }: OpenRun) =>
+    key.startsWith('slow/') && Date.now() - start >= 20 && Date.now() - start <= 150;
   for (let slow = 0; Date.now() < deadline; slow++) {
-    const open = openRuns(consumer);
-    if ([...open.values()].some((start) => Date.now() - start >= 20)) break;
+    if ([...openRuns(consumer).values()].some(midRun)) break;
     if (slow % 10 === 0) await add(`slow/${slow / 10}`);
     await sleep(5);
   }
@@ -188,12 +190,17 @@ async function killMidRun(
   return Date.now();
 }
 
-/** Runs that printed S but no E yet, by run id, with their start time. */
-function openRuns(consumer: ManagedProcess): Map<string, number> {
-  const open = new Map<string, number>();
+interface OpenRun {
+  key: string;
+  start: number;
+}
+
+/** Runs that printed S but no E yet, by run id, with their key and start time. */
+function openRuns(consumer: ManagedProcess): Map<string, OpenRun> {
+  const open = new Map<string, OpenRun>();
   for (const line of consumer.lines) {
-    const [tag, , runId, , time] = line.split(' ');
-    if (tag === 'S') open.set(runId as string, Number(time));
+    const [tag, key, runId, , time] = line.split(' ');
+    if (tag === 'S') open.set(runId as string, { key: key as string, start: Number(time) });
     else if (tag === 'E') open.delete(runId as string);
   }
   return open;
