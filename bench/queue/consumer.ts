@@ -2,7 +2,8 @@
  * One consumer process of the queue benchmark: either the sharded key queue or a raw BullMQ
  * Worker with a no-op processor. Both learn the add time from the item itself (the key carries
  * it, or the job data), so add→start latency needs no clock but the machine's.
- * Prints `ready`, then `count <n>` as runs complete, and on SIGTERM `done <json>`.
+ * Prints `ready`, then `count <n>` as runs complete, and on SIGTERM `done <json>` (with the CPU
+ * time the process used since `ready`).
  */
 import { Worker } from 'bullmq';
 import { QueueConsumer, type QueueOptions } from '../../libs/queue/src/index.js';
@@ -59,8 +60,11 @@ const progress = setInterval(() => {
 process.once('SIGTERM', () => {
   clearInterval(progress);
   void stop().then(() => {
-    process.stdout.write(`done ${JSON.stringify({ latencies, lastRunAt })}\n`);
+    const { user, system } = process.cpuUsage(cpuAtReady);
+    const cpuMicros = user + system;
+    process.stdout.write(`done ${JSON.stringify({ latencies, lastRunAt, cpuMicros })}\n`);
     process.exit(0);
   });
 });
+const cpuAtReady = process.cpuUsage();
 process.stdout.write('ready\n');

@@ -41,6 +41,8 @@ interface Measurement {
   commandsPerKey: number;
   scriptCallsPerKey: number;
   redisCpuMicrosPerKey: number;
+  /** CPU time of the producer and every consumer process, per key. */
+  clientCpuMicrosPerKey: number;
   /** add→start at a steady rate well below saturation, where latency is the queue's, not a backlog's. */
   pacedP50: number;
   pacedP99: number;
@@ -52,6 +54,7 @@ interface Run {
   commands: number;
   scripts: number;
   redisCpuSeconds: number;
+  clientCpuMicros: number;
 }
 
 const consumerEntry = fileURLToPath(new URL('./consumer.js', import.meta.url));
@@ -138,6 +141,7 @@ async function measure(
       commandsPerKey: flat.commands / keys,
       scriptCallsPerKey: flat.scripts / keys,
       redisCpuMicrosPerKey: (flat.redisCpuSeconds * 1e6) / keys,
+      clientCpuMicrosPerKey: flat.clientCpuMicros / keys,
       pacedP50: pacedLatency.p50,
       pacedP99: pacedLatency.p99,
     };
@@ -172,6 +176,7 @@ async function run(
     await admin.config('RESETSTAT');
     const cpuBefore = redisCpuSeconds(await admin.info('cpu'));
     const started = Date.now();
+    const producerCpu = process.cpuUsage();
     await produce();
     await waitForCount(children, keys);
     const redisCpu = redisCpuSeconds(await admin.info('cpu')) - cpuBefore;
@@ -179,6 +184,7 @@ async function run(
     const { total, scripts } = totals(stats);
     // The harness's own INFO/CONFIG calls are not the queue's work.
     const harness = (stats.info ?? 0) + (stats.config ?? 0);
+    const producerCpuUsed = process.cpuUsage(producerCpu);
     const done = await Promise.all(children.map((c) => finish(c)));
     return {
       seconds: (Math.max(...done.map((d) => d.lastRunAt)) - started) / 1000,
@@ -186,6 +192,10 @@ async function run(
       commands: total - harness,
       scripts,
       redisCpuSeconds: redisCpu,
+      clientCpuMicros:
+        producerCpuUsed.user +
+        producerCpuUsed.system +
+        done.reduce((total, d) => total + d.cpuMicros, 0),
     };
   } finally {
     await Promise.all(children.filter((c) => c.running).map((c) => c.stop('SIGKILL')));
@@ -208,10 +218,16 @@ async function waitForCount(children: ManagedProcess[], keys: number): Promise<v
   }
 }
 
-async function finish(child: ManagedProcess): Promise<{ latencies: number[]; lastRunAt: number }> {
+interface ConsumerReport {
+  latencies: number[];
+  lastRunAt: number;
+  cpuMicros: number;
+}
+
+async function finish(child: ManagedProcess): Promise<ConsumerReport> {
   child.child.kill('SIGTERM');
   const line = await child.waitForLine(/^done /, 60_000);
-  return JSON.parse(line.slice(5)) as { latencies: number[]; lastRunAt: number };
+  return JSON.parse(line.slice(5)) as ConsumerReport;
 }
 
 async function stressAtSize(quick: boolean): Promise<StressReport> {
@@ -245,6 +261,7 @@ function report(measurements: Measurement[], stress: StressReport, keys: number)
       { key: 'commands', label: 'Redis commands/key' },
       { key: 'scripts', label: 'script calls/key' },
       { key: 'cpu', label: 'Redis CPU µs/key' },
+      { key: 'clientCpu', label: 'client CPU µs/key' },
       { key: 'pacedP50', label: `at ${pacedRate}/s: add→start p50 ms` },
       { key: 'pacedP99', label: `at ${pacedRate}/s: p99 ms` },
     ],
@@ -257,6 +274,7 @@ function report(measurements: Measurement[], stress: StressReport, keys: number)
       commands: round(m.commandsPerKey, 1),
       scripts: round(m.scriptCallsPerKey, 2),
       cpu: Math.round(m.redisCpuMicrosPerKey),
+      clientCpu: Math.round(m.clientCpuMicrosPerKey),
       pacedP50: round(m.pacedP50, 1),
       pacedP99: round(m.pacedP99, 1),
     })),

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { queueOptions, type WatcherConfig } from '../../../libs/config/src/index.js';
 import { WatcherManager } from '../../../libs/kube/src/index.js';
@@ -16,8 +17,9 @@ import {
   SHUTDOWN,
   type KubeConnection,
 } from '../../../libs/observability/src/nest/index.js';
-import { exitAfterFlush } from '../../../libs/observability/src/index.js';
+import { closeServer, exitAfterFlush } from '../../../libs/observability/src/index.js';
 import { WorkQueue } from '../../../libs/queue/src/index.js';
+import { serveQueueDashboard } from '../../../libs/queue/src/dashboard.js';
 
 /**
  * Wires leader election, the informers and the queue: while this process holds the Lease, every
@@ -26,6 +28,8 @@ import { WorkQueue } from '../../../libs/queue/src/index.js';
 @Injectable()
 export class WatchLoop implements OnApplicationBootstrap {
   private readonly manager: WatcherManager;
+  private readonly queue: WorkQueue;
+  private dashboard: Server | undefined;
 
   constructor(
     @Inject(CONFIG) private readonly config: WatcherConfig,
@@ -36,6 +40,9 @@ export class WatchLoop implements OnApplicationBootstrap {
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
     const queue = new WorkQueue(queueOptions(config, metrics.registry));
+    // BullMQ's view of the shards is the same from every process: the watchers serve it, so the
+    // workers' scrapes cost Redis nothing extra and Prometheus gets no copy per worker.
+    metrics.textSources.add(() => queue.exportPrometheusMetrics());
     this.manager = new WatcherManager({
       rest: kube.rest,
       leaderElection: {
@@ -78,10 +85,22 @@ export class WatchLoop implements OnApplicationBootstrap {
       },
     });
     shutdown.onShutdown('release', 'leader-election', () => this.manager.stop());
+    shutdown.onShutdown('close', 'queue-dashboard', async () => {
+      if (this.dashboard) await closeServer(this.dashboard);
+    });
     shutdown.onShutdown('close', 'work-queue', () => queue.close());
+    this.queue = queue;
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
+    const dashboard = this.config.queueDashboard;
+    if (dashboard) {
+      this.dashboard = await serveQueueDashboard(this.queue.bullQueues, {
+        port: dashboard.port,
+        host: dashboard.bindAddress,
+      });
+      this.logger.info('serving the read-only queue dashboard', { port: dashboard.port });
+    }
     void this.manager.run();
     this.logger.info('campaigning for leadership', {
       lease: `${this.config.leaderElection.namespace}/${this.config.leaderElection.id}`,

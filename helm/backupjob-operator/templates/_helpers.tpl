@@ -150,6 +150,10 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ $le.retryPeriod | quote }}
 - name: RESYNC_PERIOD
   value: {{ .Values.watcher.resyncPeriod | quote }}
+{{- with .Values.watcher.queueDashboard.port }}
+- name: QUEUE_DASHBOARD_PORT
+  value: {{ . | quote }}
+{{- end }}
 {{- end }}
 
 {{- define "backupjob-operator.workerEnv" -}}

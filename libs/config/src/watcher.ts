@@ -1,5 +1,10 @@
 import { DNS_LABEL, DNS_SUBDOMAIN, EnvReader, type Env } from './env-reader.js';
-import { readCommonConfig, type CommonConfig, type ConfigSources } from './common.js';
+import {
+  readCommonConfig,
+  type CommonConfig,
+  type ConfigSources,
+  type ListenConfig,
+} from './common.js';
 
 export interface LeaderElectionConfig {
   readonly namespace: string;
@@ -17,6 +22,8 @@ export interface WatcherConfig extends CommonConfig {
   readonly leaderElection: LeaderElectionConfig;
   /** How often every key is enqueued again although nothing changed (controller-runtime SyncPeriod). */
   readonly resyncPeriodMs: number;
+  /** The read-only queue dashboard (Bull Board); undefined unless QUEUE_DASHBOARD_PORT is set. */
+  readonly queueDashboard: ListenConfig | undefined;
 }
 
 /** Parses and validates the watcher's environment; throws ConfigError naming every bad variable. */
@@ -28,6 +35,7 @@ export function loadWatcherConfig(env: Env, sources: ConfigSources = {}): Watche
     app: 'watcher',
     leaderElection: readLeaderElection(reader, common),
     resyncPeriodMs: reader.duration('RESYNC_PERIOD', '10h', 1000),
+    queueDashboard: readQueueDashboard(reader, common),
   };
   reader.finish();
   return config;
@@ -67,4 +75,18 @@ function readLeaderElection(env: EnvReader, common: CommonConfig): LeaderElectio
     renewDeadlineMs,
     retryPeriodMs,
   };
+}
+
+/** Off unless a port is given; never on the metrics or health port, which stay free of it. */
+function readQueueDashboard(env: EnvReader, common: CommonConfig): ListenConfig | undefined {
+  if (env.raw('QUEUE_DASHBOARD_PORT') === undefined) return undefined;
+  const port = env.port('QUEUE_DASHBOARD_PORT', 0);
+  for (const [name, taken] of [
+    ['METRICS_PORT', common.metrics.port],
+    ['HEALTH_PORT', common.health.port],
+  ] as const) {
+    if (port === taken)
+      env.conflict(`QUEUE_DASHBOARD_PORT and ${name} must differ, both are ${port}`);
+  }
+  return { port, bindAddress: env.bindAddress('QUEUE_DASHBOARD_BIND_ADDRESS', '0.0.0.0') };
 }

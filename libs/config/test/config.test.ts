@@ -186,6 +186,15 @@ describe('parsing', () => {
       retryPeriodMs: 500,
     });
     assert.equal(config.resyncPeriodMs, 5_400_000);
+    assert.equal(config.queueDashboard, undefined, 'the queue dashboard is off by default');
+  });
+
+  test('QUEUE_DASHBOARD_PORT turns the queue dashboard on', () => {
+    const config = watcher({
+      QUEUE_DASHBOARD_PORT: '8082',
+      QUEUE_DASHBOARD_BIND_ADDRESS: '127.0.0.1',
+    });
+    assert.deepEqual(config.queueDashboard, { port: 8082, bindAddress: '127.0.0.1' });
   });
 
   test('rediss:// with user, encoded password, database; REDIS_PASSWORD wins', () => {
@@ -375,6 +384,21 @@ describe('every bad value is named with what it accepts', () => {
   }
 
   const watcherCases: [string, Env, string][] = [
+    [
+      'QUEUE_DASHBOARD_PORT',
+      { QUEUE_DASHBOARD_PORT: 'yes' },
+      'QUEUE_DASHBOARD_PORT must be an integer from 1 to 65535, got "yes"',
+    ],
+    [
+      'QUEUE_DASHBOARD_PORT on the metrics port',
+      { QUEUE_DASHBOARD_PORT: '8080' },
+      'QUEUE_DASHBOARD_PORT and METRICS_PORT must differ, both are 8080',
+    ],
+    [
+      'QUEUE_DASHBOARD_PORT on the health port',
+      { QUEUE_DASHBOARD_PORT: '8081' },
+      'QUEUE_DASHBOARD_PORT and HEALTH_PORT must differ, both are 8081',
+    ],
     [
       'RESYNC_PERIOD',
       { RESYNC_PERIOD: '0' },

@@ -20,6 +20,7 @@ const REFUSED: Record<401 | 403, string> = {
 function text(res: ServerResponse, code: number, body: string): void {
   res.writeHead(code, { 'content-type': 'text/plain' }).end(body);
 }
+import type { MetricsTextSource } from './metrics.js';
 
 /**
  * /metrics on its own plain node:http listener rather than a second Nest application: a scrape
@@ -32,6 +33,7 @@ export async function serveMetrics(
   port: number,
   host: string,
   secure?: SecureMetricsOptions,
+  textSources: ReadonlySet<MetricsTextSource> = new Set(),
 ): Promise<Server> {
   const scrape = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -41,7 +43,9 @@ export async function serveMetrics(
     try {
       const decision = secure ? await secure.decide(req.headers.authorization) : 200;
       if (decision !== 200) return text(res, decision, REFUSED[decision]);
-      res.writeHead(200, { 'content-type': registry.contentType }).end(await registry.metrics());
+      res
+        .writeHead(200, { 'content-type': registry.contentType })
+        .end(await exposition(registry, textSources));
     } catch (err) {
       text(res, 500, `${String(err)}\n`);
     }
@@ -64,6 +68,23 @@ export async function serveMetrics(
     });
   });
   return server;
+}
+
+/**
+ * The registry's metrics, then each text source's. A source that fails is left out, so the
+ * operator's own metrics are still scraped while, say, Redis is unreachable.
+ */
+async function exposition(
+  registry: Registry,
+  textSources: ReadonlySet<MetricsTextSource>,
+): Promise<string> {
+  const [own, ...extra] = await Promise.all([
+    registry.metrics(),
+    ...[...textSources].map((source) => source().catch(() => '')),
+  ]);
+  return [own, ...extra.filter((text) => text !== '')]
+    .map((text) => (text.endsWith('\n') ? text : `${text}\n`))
+    .join('');
 }
 
 export async function closeServer(server: Server): Promise<void> {

@@ -172,8 +172,15 @@ export class RestClientMetrics {
 }
 
 /** Every metric this library defines, on one registry. Queue metrics live in the queue library. */
+/**
+ * Prometheus text made outside prom-client (BullMQ's `exportPrometheusMetrics()`), appended to
+ * /metrics after the registry's own metrics.
+ */
+export type MetricsTextSource = () => Promise<string>;
+
 export interface OperatorMetrics {
   readonly registry: Registry;
+  readonly textSources: Set<MetricsTextSource>;
   readonly controller: ControllerMetrics;
   readonly leaderElection: LeaderElectionMetrics;
   readonly restClient: RestClientMetrics;
@@ -182,6 +189,7 @@ export interface OperatorMetrics {
 export function createOperatorMetrics(registry: Registry = createRegistry()): OperatorMetrics {
   return {
     registry,
+    textSources: new Set(),
     controller: new ControllerMetrics(registry),
     leaderElection: new LeaderElectionMetrics(registry),
     restClient: new RestClientMetrics(registry),

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createOperatorMetrics, createRegistry } from '../src/index.js';
+import type { AddressInfo } from 'node:net';
+import { closeServer, createOperatorMetrics, createRegistry, serveMetrics } from '../src/index.js';
 
 async function scrape(metrics: ReturnType<typeof createOperatorMetrics>): Promise<string> {
   return metrics.registry.metrics();
@@ -132,5 +133,25 @@ describe('registry', () => {
       text,
       /controller_runtime_reconcile_time_seconds_bucket\{le="60",controller="backupjob"\}/,
     );
+  });
+});
+
+describe('serveMetrics', () => {
+  test('appends the text sources after the registry and leaves a failing source out', async () => {
+    const metrics = createOperatorMetrics(createRegistry({ defaultMetrics: false }));
+    metrics.leaderElection.set('lease-x', true);
+    metrics.textSources.add(
+      async () => '# TYPE bullmq_job_count gauge\nbullmq_job_count{queue="q-0",state="wait"} 3',
+    );
+    metrics.textSources.add(() => Promise.reject(new Error('Redis is unreachable')));
+    const server = await serveMetrics(metrics.registry, 0, '127.0.0.1', metrics.textSources);
+    try {
+      const { port } = server.address() as AddressInfo;
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      assert.equal(sample(text, 'leader_election_master_status{name="lease-x"}'), 1);
+      assert.equal(sample(text, 'bullmq_job_count{queue="q-0",state="wait"}'), 3);
+    } finally {
+      await closeServer(server);
+    }
   });
 });

@@ -1,10 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createRedisBackend, Job, Worker, type JobJson } from 'bullmq';
 import { duplicateClient, type RedisClient } from './connection.js';
+import { parseJobId } from './job-ids.js';
 import type { QueueOptions } from './options.js';
 import { QueueBase, type QueueEvents } from './queue-base.js';
 import { isTerminalError, LeaseLostError, ShutdownError, type Result } from './result.js';
+import { shardLocation } from './shard.js';
+import type { ShardQueue } from './shard-queue.js';
 import { Slots } from './slots.js';
-import type { FinishAndTakeResult, FinishRequest, Outcome, TakenKey } from './store.js';
 
 export interface RunContext {
   /** Fires when the run should stop: its lease was lost or the consumer shuts down. */
@@ -36,13 +40,18 @@ export type ConsumerEvents = QueueEvents & {
   runFailed: [key: string, err: unknown, terminal: boolean];
 };
 
+type Outcome = 'ok' | 'after' | 'error' | 'terminal' | 'release';
+
 interface Run {
   key: string;
+  job: Job;
   token: string;
   shard: number;
   startedAt: number;
   renewedAt: number;
   abort: AbortController;
+  /** Consecutive failures of the key before this run. */
+  failures: number;
 }
 
 /** Resolves true if the promise settled within `ms`, false if the time ran out first. */
@@ -57,16 +66,26 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
 /** Redis rounds blocking timeouts to its `hz` tick (100 ms by default): shorter waits use a timer. */
 const shortestBlockMs = 100;
 const retryDelayMs = 200;
+/** Stalls never fail a key: past BullMQ's maxStalledCount a job is failed and the key forgotten. */
+const neverFailStalled = 1e9;
+/** BullMQ's errors for a job whose lock is gone: its run was handed to another consumer. */
+const lockLost = /lock|Missing key/i;
 
 /**
- * The consumer side: takes keys from its shards and runs the handler, at most once per key at a
- * time across all consumers, mapping the Result to the next step of the key.
+ * The consumer side: takes keys from its shards' BullMQ queues and runs the handler, at most once
+ * per key at a time across all consumers, mapping the Result to the key's next step.
+ *
+ * One BullMQ Worker per shard, fetched by hand (`getNextJob`), so that one slot pool is the
+ * process's concurrency over all its shards; the Worker brings BullMQ's stalled-job recovery.
  */
 export class QueueConsumer extends QueueBase<ConsumerEvents> {
   private readonly runs = new Map<string, Run>();
   private readonly chains = new Set<Promise<void>>();
   private readonly lanes: Promise<void>[] = [];
+  private readonly workers = new Map<number, Worker>();
   private readonly blockingClients: RedisClient[] = [];
+  private readonly tokenPrefix = `${randomUUID()}:`;
+  private tokenSeq = 0;
   private slots = new Slots(1);
   private handler: Handler = () => undefined;
   private stopping = false;
@@ -85,15 +104,18 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
       throw new Error(`consumer option concurrency: an integer >= 1 (got ${options.concurrency})`);
     }
     const shards = options.shards ?? Array.from({ length: this.options.shards }, (_, i) => i);
-    for (const shard of shards) this.store.keys(shard);
+    for (const shard of shards) this.shardQueue(shard);
     this.started = true;
     this.handler = options.handler;
     this.slots = new Slots(options.concurrency);
     this.metrics?.addProvider(this.gauges);
     this.watchForReset(shards);
-    this.heartbeat = setInterval(() => void this.renewLeases(), this.options.lockDurationMs / 3);
-    const batch = Math.max(1, Math.ceil(options.concurrency / shards.length));
-    for (const shard of shards) this.lanes.push(this.serveShard(shard, batch));
+    this.heartbeat = setInterval(() => void this.renewLocks(), this.options.lockDurationMs / 3);
+    for (const shard of shards) {
+      const worker = this.createWorker(shard);
+      this.workers.set(shard, worker);
+      this.lanes.push(this.serveShard(shard, worker));
+    }
   }
 
   /** Keys running in this process now. */
@@ -104,7 +126,7 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
   /**
    * Stops taking keys and lets in-flight runs finish. Runs still going after the drain timeout are
    * aborted; those that end then hand their key back (it is due at once elsewhere), and those that
-   * ignore the signal are left to their lease, which expires and lets another consumer run them.
+   * ignore the signal are left to their lock, which expires and lets another consumer run them.
    */
   async shutdown(options: ShutdownOptions = {}): Promise<void> {
     if (this.stopping) return;
@@ -113,7 +135,7 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
     for (const client of this.blockingClients) client.disconnect();
     const drainMs = options.drainTimeoutMs ?? this.options.lockDurationMs;
     const deadline = Date.now() + drainMs;
-    // Lanes end at once (a take in flight finishes first); keys it took start runs to wait for.
+    // Lanes end at once (a fetch in flight finishes first); a key it took starts a run to wait for.
     await within(Promise.all(this.lanes), drainMs);
     const drained = () => Promise.all(this.chains);
     if (!(await within(drained(), deadline - Date.now()))) {
@@ -122,44 +144,87 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
     }
     clearInterval(this.heartbeat);
     this.metrics?.removeProvider(this.gauges);
+    await Promise.all([...this.workers.values()].map((w) => within(w.close(true), 1_000)));
     await this.closeBase();
   }
 
-  private async serveShard(shard: number, batch: number): Promise<void> {
-    const blocking = duplicateClient(this.store.client);
+  private createWorker(shard: number): Worker {
+    const location = shardLocation(this.options.prefix, this.options.name, shard);
+    // No blocking connection of BullMQ's own: the lanes wait on the shard's marker themselves,
+    // without holding a slot of the shared budget while they wait.
+    const worker = new Worker(
+      location.queueName,
+      null,
+      {
+        connection: this.client,
+        prefix: location.prefix,
+        autorun: false,
+        lockDuration: this.options.lockDurationMs,
+        stalledInterval: Math.max(50, Math.floor(this.options.lockDurationMs / 2)),
+        maxStalledCount: neverFailStalled,
+        // Keeps BullMQ's completed and failed counts (bullmq_job_*_total) and an hour of history.
+        metrics: { maxDataPoints: 60 },
+      },
+      (name, opts) => createRedisBackend(name, opts, { withBlockingConnection: false }),
+    );
+    worker.on('error', (err) => this.reportError(err));
+    void worker.startStalledCheckTimer();
+    return worker;
+  }
+
+  private async serveShard(shard: number, worker: Worker): Promise<void> {
+    const blocking = duplicateClient(this.client);
     blocking.on('error', () => undefined);
     this.blockingClients.push(blocking);
-    const notify = this.store.keys(shard).notify;
+    const queue = this.shardQueue(shard);
     while (!this.stopping) {
-      const slots = await this.slots.acquire(batch);
-      if (slots === 0) break;
+      if ((await this.slots.acquire(1)) === 0) break;
       if (this.stopping) {
-        this.slots.release(slots);
+        this.slots.release();
         break;
       }
-      const step = await this.step(shard, undefined, slots);
-      this.slots.release(slots - (step?.taken.length ?? 0));
-      if (!step) await sleep(retryDelayMs);
-      else if (step.taken.length > 0) {
-        for (const taken of step.taken) this.track(this.runChain(shard, taken));
-      } else await this.idle(blocking, notify, step.sleepMs);
+      const token = `${this.tokenPrefix}${this.tokenSeq++}`;
+      const job = await worker.getNextJob(token, { block: false }).catch((err: Error) => {
+        this.reportError(err);
+        return null;
+      });
+      if (job) {
+        this.track(this.handle(queue, job, token).finally(() => this.slots.release()));
+        continue;
+      }
+      this.slots.release();
+      if (job === null) await sleep(retryDelayMs);
+      else await this.idle(blocking, queue.keys.marker);
     }
     blocking.disconnect();
   }
 
-  private async idle(blocking: RedisClient, notify: string, sleepMs: number): Promise<void> {
-    const waitMs = Math.min(sleepMs, this.maxIdleMs);
-    if (waitMs < shortestBlockMs) {
-      await sleep(Math.max(1, waitMs));
-      return;
-    }
-    try {
-      await blocking.blpop(notify, waitMs / 1000);
-    } catch (err) {
-      if (!this.stopping) {
-        this.reportError(err as Error);
-        await sleep(retryDelayMs);
+  /**
+   * Waits for BullMQ's marker: an add (score 0) or the due time of the earliest delayed job.
+   * Returns when something may be due, or after the longest idle wait.
+   */
+  private async idle(blocking: RedisClient, marker: string): Promise<void> {
+    let until = Date.now() + this.maxIdleMs;
+    while (!this.stopping) {
+      const waitMs = until - Date.now();
+      if (waitMs <= 0) return;
+      if (waitMs < shortestBlockMs) {
+        await sleep(waitMs);
+        return;
       }
+      let popped: [string, string, string] | null;
+      try {
+        popped = (await blocking.bzpopmin(marker, waitMs / 1000)) as typeof popped;
+      } catch (err) {
+        if (!this.stopping) {
+          this.reportError(err as Error);
+          await sleep(retryDelayMs);
+        }
+        return;
+      }
+      const due = popped ? Number(popped[2]) : 0;
+      if (!popped || due <= Date.now()) return;
+      until = Math.min(until, due);
     }
   }
 
@@ -168,103 +233,213 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
     void chain.finally(() => this.chains.delete(chain));
   }
 
-  /** Runs a key, then keeps its slot for the shard's next key while nobody else waits for one. */
-  private async runChain(shard: number, first: TakenKey): Promise<void> {
-    let next: TakenKey | undefined = first;
+  /**
+   * Handles the job, then, while no other shard waits for a slot, the shard's next job, which
+   * BullMQ hands out in the same call that finishes the previous one.
+   */
+  private async handle(queue: ShardQueue, job: Job, token: string): Promise<void> {
+    let next: Job | undefined = job;
     while (next) {
-      const finish = await this.run(shard, next);
-      const take = this.stopping || this.slots.hasWaiters ? 0 : 1;
-      next = await this.finish(shard, finish, take);
+      const parsed = parseJobId(String(next.id));
+      let raw: unknown;
+      if (parsed?.kind === 'timer') raw = await this.fire(queue, parsed.key, next, token);
+      else if (parsed) raw = await this.run(queue, parsed.key, next, token);
+      else
+        raw = await next.moveToCompleted(undefined, token, this.fetchNext()).catch(() => undefined);
+      next = this.nextJob(queue.shard, raw, token);
     }
-    this.slots.release();
   }
 
-  private async run(shard: number, taken: TakenKey): Promise<FinishRequest> {
-    const startedAt = Date.now();
-    const run: Run = {
-      key: taken.key,
-      token: taken.token,
-      shard,
-      startedAt,
-      renewedAt: startedAt,
-      abort: new AbortController(),
-    };
-    this.runs.set(taken.token, run);
-    let outcome: Outcome;
-    let requeueAfterMs: number | undefined;
-    try {
-      const result = await this.handler(taken.key, {
-        signal: run.abort.signal,
-        failures: taken.failures,
-        shard,
-      });
-      requeueAfterMs = result?.requeueAfter;
-      outcome = requeueAfterMs !== undefined && requeueAfterMs > 0 ? 'after' : 'ok';
-    } catch (err) {
-      const terminal = isTerminalError(err);
-      outcome = terminal ? 'terminal' : 'error';
-      if (run.abort.signal.reason instanceof ShutdownError) outcome = 'release';
-      if (this.listenerCount('runFailed') > 0) this.emit('runFailed', taken.key, err, terminal);
-    } finally {
-      this.runs.delete(taken.token);
-    }
-    this.metrics?.observeWorkDuration((Date.now() - startedAt) / 1000);
-    if (outcome === 'after' || outcome === 'error') this.metrics?.incRetries();
-    return { key: taken.key, token: taken.token, outcome, requeueAfterMs };
+  /** Whether finishing a job should also take the shard's next one. */
+  private fetchNext(): boolean {
+    return !this.stopping && !this.slots.hasWaiters;
+  }
+
+  /** The job BullMQ returned with a finish (`[data, id, …]`), owned by the same token. */
+  private nextJob(shard: number, raw: unknown, token: string): Job | undefined {
+    const [data, id] = Array.isArray(raw) ? (raw as [JobJson | undefined, string | undefined]) : [];
+    const worker = this.workers.get(shard);
+    if (!data || !id || !worker) return undefined;
+    const job = Job.fromJSON(worker, data, id);
+    job.token = token;
+    return job;
   }
 
   /**
-   * Reports the outcome, retrying while Redis is unreachable. After a lock duration of failures
-   * the lease has expired anyway and another consumer owns the key, so the outcome is dropped.
+   * A timer fell due: the key becomes due now. If that fails, the timer job keeps its (unrenewed)
+   * lock and BullMQ's stalled check hands it out again, so the timer is not lost.
    */
-  private async finish(
-    shard: number,
-    finish: FinishRequest,
-    take: number,
-  ): Promise<TakenKey | undefined> {
-    const giveUpAt = Date.now() + this.options.lockDurationMs;
-    for (let attempt = 0; ; attempt++) {
-      const step = await this.step(shard, finish, attempt === 0 ? take : 0);
-      if (step) {
-        if (step.finished === -1) this.emit('leaseLost', finish.key);
-        return step.taken[0];
-      }
-      if (Date.now() > giveUpAt) return undefined;
-      await sleep(retryDelayMs);
-    }
-  }
-
-  /** One finishAndTake call; undefined when Redis failed (reported, and the caller retries). */
-  private async step(
-    shard: number,
-    finish: FinishRequest | undefined,
-    take: number,
-  ): Promise<FinishAndTakeResult | undefined> {
+  private async fire(queue: ShardQueue, key: string, job: Job, token: string): Promise<unknown> {
     try {
-      const step = await this.store.finishAndTake(
-        shard,
-        finish,
-        take,
-        this.maxIdleMs,
-        this.seenEpoch(shard),
-      );
-      this.observeEpoch(shard, step.epoch);
-      this.metrics?.incAdds(step.promoted);
-      for (const taken of step.taken) {
-        this.metrics?.observeQueueDuration((step.now - taken.enqueuedAt) / 1000);
-      }
-      return step;
+      if (await queue.add(key, false, false)) this.metrics?.incAdds(1);
+      return await job.moveToCompleted(undefined, token, this.fetchNext());
     } catch (err) {
       this.reportError(err as Error);
       return undefined;
     }
   }
 
+  /** Runs the key; resolves what the finish returned (the next job, if BullMQ handed one out). */
+  private async run(queue: ShardQueue, key: string, job: Job, token: string): Promise<unknown> {
+    const now = Date.now();
+    const run: Run = {
+      key,
+      job,
+      token,
+      shard: queue.shard,
+      startedAt: now,
+      renewedAt: now,
+      abort: new AbortController(),
+      failures: 0,
+    };
+    this.runs.set(token, run);
+    try {
+      const failures = await this.beforeRun(queue, run);
+      if (failures === undefined) return undefined;
+      run.failures = failures;
+      this.metrics?.observeQueueDuration((Date.now() - job.timestamp) / 1000);
+      const { outcome, err, requeueAfterMs } = await this.callHandler(run, failures);
+      return await this.finish(queue, run, outcome, err, requeueAfterMs);
+    } finally {
+      this.runs.delete(token);
+    }
+  }
+
   /**
-   * Heartbeat. A run whose lease could not be renewed for a whole lock duration is aborted: by
+   * Checks that Redis did not lose the shard and reads the key's failure count. After a loss,
+   * runs from before it may still be going without a lock: the run waits out the shard's hold.
+   * Undefined: do not run (Redis failed, or the lock was lost meanwhile); the job's lock then
+   * expires and BullMQ hands it out again.
+   */
+  private async beforeRun(queue: ShardQueue, run: Run): Promise<number | undefined> {
+    try {
+      const start = await queue.runStart(run.key, randomUUID(), this.seenEpoch(queue.shard));
+      this.observeEpoch(queue.shard, start.epoch);
+      if (start.holdMs > 0) await sleep(start.holdMs);
+      return run.abort.signal.aborted ? undefined : start.failures;
+    } catch (err) {
+      this.reportError(err as Error);
+      return undefined;
+    }
+  }
+
+  private async callHandler(
+    run: Run,
+    failures: number,
+  ): Promise<{ outcome: Outcome; err?: unknown; requeueAfterMs?: number }> {
+    const startedAt = Date.now();
+    run.startedAt = startedAt;
+    let result: { outcome: Outcome; err?: unknown; requeueAfterMs?: number };
+    try {
+      const returned = await this.handler(run.key, {
+        signal: run.abort.signal,
+        failures,
+        shard: run.shard,
+      });
+      const requeueAfterMs = returned?.requeueAfter;
+      result =
+        requeueAfterMs !== undefined && requeueAfterMs > 0
+          ? { outcome: 'after', requeueAfterMs }
+          : { outcome: 'ok' };
+    } catch (err) {
+      const terminal = isTerminalError(err);
+      result = { outcome: terminal ? 'terminal' : 'error', err };
+      if (run.abort.signal.reason instanceof ShutdownError) result.outcome = 'release';
+      if (this.listenerCount('runFailed') > 0) this.emit('runFailed', run.key, err, terminal);
+    }
+    this.metrics?.observeWorkDuration((Date.now() - startedAt) / 1000);
+    if (result.outcome === 'after' || result.outcome === 'error') this.metrics?.incRetries();
+    return result;
+  }
+
+  /**
+   * Maps the outcome onto BullMQ, retrying while Redis is unreachable. After a lock duration of
+   * failures the lock has expired anyway and another consumer owns the key: the outcome is dropped.
+   */
+  private async finish(
+    queue: ShardQueue,
+    run: Run,
+    outcome: Outcome,
+    err: unknown,
+    requeueAfterMs: number | undefined,
+  ): Promise<unknown> {
+    const giveUpAt = Date.now() + this.options.lockDurationMs;
+    let step = outcome === 'after' || outcome === 'error' ? 'schedule' : 'complete';
+    for (;;) {
+      try {
+        if (step === 'schedule') {
+          if (!(await this.schedule(queue, run, outcome, requeueAfterMs))) return undefined;
+          step = 'complete';
+        }
+        return await this.complete(queue, run, outcome, err);
+      } catch (e) {
+        if (lockLost.test((e as Error).message)) {
+          this.loseLease(run);
+          return undefined;
+        }
+        this.reportError(e as Error);
+        if (Date.now() > giveUpAt) return undefined;
+        await sleep(retryDelayMs);
+      }
+    }
+  }
+
+  /**
+   * RequeueAfter and backoff: a timer for the key, unless an add arrived during the run (then the
+   * key runs again at once, as client-go's Done re-adds a dirty key). The timer is set before the
+   * run job completes, so a consumer killed in between leaves a timer and a stalled job, never
+   * neither. An error is counted only while the run still owns its key (fenced: the new owner
+   * decides); a RequeueAfter of a run that lost its key is not fenced, because its timer can only
+   * cost one more run later. False when the run was fenced.
+   */
+  private async schedule(
+    queue: ShardQueue,
+    run: Run,
+    outcome: Outcome,
+    requeueAfterMs: number | undefined,
+  ): Promise<boolean> {
+    let delayMs = requeueAfterMs ?? 0;
+    if (outcome === 'error') {
+      const lost = await this.workers
+        .get(run.shard)
+        ?.extendJobLocks([String(run.job.id)], [run.token], this.options.lockDurationMs);
+      if (lost === undefined || lost.length > 0) {
+        this.loseLease(run);
+        return false;
+      }
+      const { baseMs, maxMs } = this.options.backoff;
+      delayMs = Math.min(baseMs * 2 ** ((await queue.incFailures(run.key)) - 1), maxMs);
+    } else if (run.failures > 0) await queue.forget(run.key);
+    if (!(await queue.hasNext(run.key))) await queue.addTimer(run.key, delayMs);
+    return true;
+  }
+
+  /** Finishes the run job in BullMQ; resolves the next job's data when one was fetched too. */
+  private async complete(
+    queue: ShardQueue,
+    run: Run,
+    outcome: Outcome,
+    err: unknown,
+  ): Promise<unknown> {
+    const { job, token, key } = run;
+    if (outcome === 'release') {
+      await job.moveToWait(token);
+      return undefined;
+    }
+    // Forget; a count of 0 at the start needs none (an addRateLimited meanwhile is not undone).
+    if ((outcome === 'ok' || outcome === 'terminal') && run.failures > 0) await queue.forget(key);
+    const fetch = this.fetchNext();
+    if (outcome === 'error' || outcome === 'terminal') {
+      return job.moveToFailed(err instanceof Error ? err : new Error(String(err)), token, fetch);
+    }
+    return job.moveToCompleted(undefined, token, fetch);
+  }
+
+  /**
+   * Heartbeat. A run whose lock could not be renewed for a whole lock duration is aborted: by
    * then another consumer may run the key, and the handler should stop writing.
    */
-  private async renewLeases(): Promise<void> {
+  private async renewLocks(): Promise<void> {
     const byShard = new Map<number, Run[]>();
     for (const run of this.runs.values()) {
       const runs = byShard.get(run.shard) ?? [];
@@ -275,8 +450,19 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
       [...byShard].map(async ([shard, runs]) => {
         const now = Date.now();
         try {
-          const kept = await this.store.extendLeases(shard, runs);
-          runs.forEach((run, i) => (kept[i] ? (run.renewedAt = now) : this.loseLease(run)));
+          const worker = this.workers.get(shard);
+          if (!worker) return;
+          const lost = new Set(
+            await worker.extendJobLocks(
+              runs.map((r) => String(r.job.id)),
+              runs.map((r) => r.token),
+              this.options.lockDurationMs,
+            ),
+          );
+          for (const run of runs) {
+            if (lost.has(String(run.job.id))) this.loseLease(run);
+            else run.renewedAt = now;
+          }
         } catch (err) {
           this.reportError(err as Error);
           for (const run of runs) {
@@ -287,17 +473,15 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
     );
   }
 
+  /** Aborts the run and reports the lost lease once, however many paths find it. */
   private loseLease(run: Run): void {
-    if (run.abort.signal.aborted) return;
-    run.abort.abort(new LeaseLostError(run.key));
-    this.emit('leaseLost', run.key);
+    const reported = run.abort.signal.reason instanceof LeaseLostError;
+    if (!run.abort.signal.aborted) run.abort.abort(new LeaseLostError(run.key));
+    if (!reported) this.emit('leaseLost', run.key);
   }
 
   private readonly gauges = {
-    depth: async () => {
-      const shards = Array.from({ length: this.options.shards }, (_, s) => this.store.depth(s));
-      return (await Promise.all(shards)).reduce((total, d) => total + d.ready, 0);
-    },
+    depth: async () => (await this.depth()).reduce((total, d) => total + d.ready, 0),
     unfinishedWorkSeconds: () => {
       const now = Date.now();
       return [...this.runs.values()].reduce((total, r) => total + (now - r.startedAt) / 1000, 0);

@@ -23,6 +23,6 @@ export {
   TerminalError,
   type Result,
 } from './result.js';
-export { shardKeys, shardOf } from './shard.js';
-export type { ShardDepth } from './store.js';
+export { shardKeys, shardLocation, shardOf, type ShardKeys } from './shard.js';
+export type { ShardDepth } from './shard-queue.js';
 export { WorkQueue, type AddOptions, type Priority } from './work-queue.js';

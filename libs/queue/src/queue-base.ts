@@ -1,9 +1,11 @@
 import { EventEmitter } from 'node:events';
-import { createRedisClient } from './connection.js';
+import { createRedisClient, type RedisClient } from './connection.js';
+import { JobIds } from './job-ids.js';
 import { WorkQueueMetrics } from './metrics.js';
 import { resolveQueueOptions, type QueueOptions, type ResolvedQueueOptions } from './options.js';
 import { ResetDetector } from './reset-detector.js';
-import { QueueStore } from './store.js';
+import { shardOf } from './shard.js';
+import { ShardQueue, type ShardDepth } from './shard-queue.js';
 
 export type QueueEvents = {
   /**
@@ -15,21 +17,28 @@ export type QueueEvents = {
   error: [err: Error];
 };
 
-/** What the producer and the consumer share: options, one Redis client, scripts, metrics. */
+/** What the producer and the consumer share: options, one Redis client, the shard queues, metrics. */
 export abstract class QueueBase<
   Events extends QueueEvents & Record<keyof Events, unknown[]>,
 > extends EventEmitter<Events> {
   protected readonly options: ResolvedQueueOptions;
-  protected readonly store: QueueStore;
+  protected readonly client: RedisClient;
+  protected readonly ids = new JobIds();
+  /** One BullMQ queue per shard, all on the one client. */
+  protected readonly shards: ShardQueue[];
   protected readonly metrics: WorkQueueMetrics | undefined;
   private resetDetector: ResetDetector | undefined;
 
   constructor(options: QueueOptions) {
     super();
     this.options = resolveQueueOptions(options);
-    const client = createRedisClient(this.options.connection);
-    client.on('error', (err: Error) => this.reportError(err));
-    this.store = new QueueStore(client, this.options);
+    this.client = createRedisClient(this.options.connection);
+    this.client.on('error', (err: Error) => this.reportError(err));
+    const onError = (err: Error) => this.reportError(err);
+    this.shards = Array.from(
+      { length: this.options.shards },
+      (_, shard) => new ShardQueue(shard, this.client, this.options, this.ids, onError),
+    );
     this.metrics = this.options.registry
       ? new WorkQueueMetrics(this.options.registry, this.options.name, this.options.controller)
       : undefined;
@@ -45,7 +54,23 @@ export abstract class QueueBase<
 
   /** The shard a key belongs to. */
   shardOf(key: string): number {
-    return this.store.shardOf(key);
+    return shardOf(key, this.options.shards);
+  }
+
+  /** The BullMQ queues of all shards, for tools that read them (dashboard, metrics export). */
+  get bullQueues(): ShardQueue['queue'][] {
+    return this.shards.map((s) => s.queue);
+  }
+
+  /** Ready, delayed and running keys per shard. */
+  depth(): Promise<ShardDepth[]> {
+    return Promise.all(this.shards.map((s) => s.depth()));
+  }
+
+  /** BullMQ's own Prometheus text (`bullmq_*`) for every shard queue, labelled by queue. */
+  async exportPrometheusMetrics(): Promise<string> {
+    const texts = await Promise.all(this.shards.map((s) => s.queue.exportPrometheusMetrics()));
+    return mergePrometheusText(texts);
   }
 
   /** Compares the Redis-loss markers now; resolves after any `reset` event was emitted. */
@@ -53,19 +78,26 @@ export abstract class QueueBase<
     return this.resetDetector?.check() ?? Promise.resolve();
   }
 
-  /** The epoch of a shard this client saw last, for scripts that check it. */
+  /** The epoch of a shard this client saw last, for checks that compare it. */
   protected seenEpoch(shard: number): string {
     return this.resetDetector?.seenEpoch(shard) ?? '';
   }
 
-  /** Records the epoch a script returned, emitting `reset` if Redis lost the shard. */
+  /** Records an epoch read from Redis, emitting `reset` if Redis lost the shard. */
   protected observeEpoch(shard: number, epoch: string): void {
     this.resetDetector?.observe(shard, epoch);
   }
 
+  protected shardQueue(shard: number): ShardQueue {
+    const queue = this.shards[shard];
+    if (!queue) throw new RangeError(`shard ${shard} is outside 0..${this.options.shards - 1}`);
+    return queue;
+  }
+
   protected watchForReset(shards: readonly number[]): void {
     this.resetDetector = new ResetDetector(
-      this.store,
+      this.client,
+      async (shard, fresh, seen) => (await this.shardQueue(shard).checkEpoch(fresh, seen)).epoch,
       shards,
       (lost) => (this as EventEmitter<QueueEvents>).emit('reset', lost),
       (err) => this.reportError(err),
@@ -76,11 +108,38 @@ export abstract class QueueBase<
   protected async closeBase(): Promise<void> {
     await this.resetDetector?.stop();
     this.resetDetector = undefined;
-    this.store.client.disconnect();
+    // The queues share the client; closing them must not wait on a Redis that is gone.
+    await Promise.all(this.shards.map((s) => s.close().catch(() => undefined)));
+    this.client.disconnect();
   }
 
   protected reportError(err: Error): void {
     const self = this as EventEmitter<QueueEvents>;
     if (self.listenerCount('error') > 0) self.emit('error', err);
   }
+}
+
+/**
+ * Joins the Prometheus texts of several queues: each metric's HELP and TYPE once, then all its
+ * samples (the exposition format wants one block per metric name).
+ */
+export function mergePrometheusText(texts: string[]): string {
+  const headers = new Map<string, string[]>();
+  const samples = new Map<string, string[]>();
+  for (const line of texts.flatMap((t) => t.split('\n'))) {
+    if (line.trim() === '') continue;
+    const header = /^# (?:HELP|TYPE) (\S+)/.exec(line);
+    const name = header?.[1] ?? /^[a-zA-Z_:][\w:]*/.exec(line)?.[0] ?? '';
+    if (header) {
+      const lines = headers.get(name) ?? [];
+      if (!lines.includes(line)) lines.push(line);
+      headers.set(name, lines);
+    } else {
+      // BullMQ writes `{queue="q", state="wait"}`; strict parsers want no space after the comma.
+      samples.set(name, [...(samples.get(name) ?? []), line.replaceAll('", ', '",')]);
+    }
+  }
+  const out: string[] = [];
+  for (const [name, lines] of samples) out.push(...(headers.get(name) ?? []), ...lines);
+  return out.length === 0 ? '' : `${out.join('\n')}\n`;
 }

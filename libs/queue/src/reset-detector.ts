@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { QueueStore } from './store.js';
+import type { RedisClient } from './connection.js';
+
+/** Reads a shard's epoch, writing `fresh` if it is missing; holds the shard if it differs from `seen`. */
+export type EpochCheck = (shard: number, fresh: string, seen: string) => Promise<string>;
 
 /**
  * Notices that Redis lost the queue (restarted empty, failed over to an empty replica): the
  * epoch marker of a shard vanished or changed since this client last saw it. Checks on every
  * (re)connect and periodically, so a client that was idle through the outage still finds out;
  * consumers also report the epoch every step returns, so a busy one finds out at its next step.
- * Passing the last seen epoch lets the scripts hold the shard after a loss (see checkEpoch.lua).
+ * Passing the last seen epoch lets the check hold the shard after a loss (ShardQueue.checkEpoch).
  */
 export class ResetDetector {
   private readonly seen = new Map<number, string>();
@@ -15,21 +18,22 @@ export class ResetDetector {
   private readonly onReady = (): void => void this.check();
 
   constructor(
-    private readonly store: QueueStore,
+    private readonly client: RedisClient,
+    private readonly checkEpoch: EpochCheck,
     private readonly shards: readonly number[],
     private readonly onReset: (shards: number[]) => void,
     private readonly onError: (err: Error) => void,
   ) {}
 
   start(intervalMs: number): void {
-    this.store.client.on('ready', this.onReady);
+    this.client.on('ready', this.onReady);
     this.timer = setInterval(this.onReady, intervalMs);
     this.timer.unref();
     void this.check();
   }
 
   async stop(): Promise<void> {
-    this.store.client.off('ready', this.onReady);
+    this.client.off('ready', this.onReady);
     clearInterval(this.timer);
     await this.checking;
   }
@@ -39,7 +43,7 @@ export class ResetDetector {
     return this.seen.get(shard) ?? '';
   }
 
-  /** Records an epoch a script returned; reports the shard if it changed. */
+  /** Records an epoch a consumer read before a run; reports the shard if it changed. */
   observe(shard: number, epoch: string): void {
     if (this.changed(shard, epoch)) this.onReset([shard]);
   }
@@ -59,9 +63,7 @@ export class ResetDetector {
   private async compareAll(): Promise<void> {
     try {
       const epochs = await Promise.all(
-        this.shards.map((shard) =>
-          this.store.checkEpoch(shard, randomUUID(), this.seenEpoch(shard)),
-        ),
+        this.shards.map((shard) => this.checkEpoch(shard, randomUUID(), this.seenEpoch(shard))),
       );
       const lost = this.shards.filter((shard, i) => this.changed(shard, epochs[i] as string));
       if (lost.length > 0) this.onReset(lost);

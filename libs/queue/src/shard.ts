@@ -11,31 +11,53 @@ export function shardOf(key: string, shards: number): number {
   return hash % shards;
 }
 
-/** The Redis keys of one shard. They share one hash tag, so a shard lives in one Cluster slot. */
+/**
+ * Where one shard lives: a BullMQ queue named `<name>-<shard>` under the prefix
+ * `<prefix>:{<name>:<shard>}`. The braces are the Redis Cluster hash tag, so every key of the
+ * shard (BullMQ's and the queue's own) is in one slot and BullMQ's scripts work on a Cluster.
+ */
+export interface ShardLocation {
+  prefix: string;
+  queueName: string;
+}
+
+export function shardLocation(prefix: string, name: string, shard: number): ShardLocation {
+  return { prefix: `${prefix}:{${name}:${shard}}`, queueName: `${name}-${shard}` };
+}
+
+/** Redis keys of one shard that the queue reads or writes itself, beside BullMQ's scripts. */
 export interface ShardKeys {
-  ready: string;
+  /** BullMQ: run jobs due now, in add order. */
+  wait: string;
+  /** BullMQ: low-priority run jobs due now. */
+  prioritized: string;
+  /** BullMQ: jobs being handled. */
+  active: string;
+  /** BullMQ: timer jobs (RequeueAfter, backoff, AddAfter), scored by due time. */
   delayed: string;
-  leases: string;
-  owner: string;
-  dirty: string;
+  /** BullMQ: wake-up marker that idle workers block on. */
+  marker: string;
+  /** HASH key -> consecutive failures (client-go NumRequeues). */
   fail: string;
-  notify: string;
+  /** STRING random id written once; its loss reveals a Redis that lost the data. */
   epoch: string;
+  /** STRING set for one lock duration after a loss: runs of the shard wait for it to expire. */
   hold: string;
 }
 
 export function shardKeys(prefix: string, name: string, shard: number): ShardKeys {
-  const base = `${prefix}:{${name}:${shard}}:`;
+  const location = shardLocation(prefix, name, shard);
+  const bull = `${location.prefix}:${location.queueName}:`;
+  const own = `${location.prefix}:`;
   return {
-    ready: `${base}ready`,
-    delayed: `${base}delayed`,
-    leases: `${base}leases`,
-    owner: `${base}owner`,
-    dirty: `${base}dirty`,
-    fail: `${base}fail`,
-    notify: `${base}notify`,
-    epoch: `${base}epoch`,
-    hold: `${base}hold`,
+    wait: `${bull}wait`,
+    prioritized: `${bull}prioritized`,
+    active: `${bull}active`,
+    delayed: `${bull}delayed`,
+    marker: `${bull}marker`,
+    fail: `${own}fail`,
+    epoch: `${own}epoch`,
+    hold: `${own}hold`,
   };
 }
 

@@ -1,7 +1,5 @@
 import { QueueBase, type QueueEvents } from './queue-base.js';
 import type { QueueOptions } from './options.js';
-import { groupByShard } from './shard.js';
-import type { ShardDepth } from './store.js';
 
 export type Priority = 'normal' | 'low';
 
@@ -13,8 +11,8 @@ export interface AddOptions {
   priority?: Priority;
 }
 
-/** Largest number of keys sent to one shard in one script call (bounds the time Redis is busy). */
-const bulkChunk = 500;
+/** Adds in flight at once for one addBulk call (bounds the load a resync puts on Redis). */
+const bulkParallelism = 64;
 
 /**
  * The producer side (client-go workqueue Add / AddAfter / AddRateLimited / Forget / Len), shared
@@ -29,14 +27,12 @@ export class WorkQueue extends QueueBase<QueueEvents> {
 
   /** Makes the key due now. Resolves true if it became pending, false if it already was. */
   async add(key: string, options: AddOptions = {}): Promise<boolean> {
-    const pending = await this.store.addKeys(
-      this.store.shardOf(key),
-      [requireKey(key)],
-      0,
+    const pending = await this.shardQueue(this.shardOf(requireKey(key))).add(
+      key,
       options.priority === 'low',
     );
-    this.metrics?.incAdds(pending);
-    return pending === 1;
+    if (pending) this.metrics?.incAdds(1);
+    return pending;
   }
 
   /** Adds many keys, low priority unless told otherwise; resolves how many became pending. */
@@ -44,62 +40,54 @@ export class WorkQueue extends QueueBase<QueueEvents> {
     keys: Iterable<string>,
     options: AddOptions = { priority: 'low' },
   ): Promise<number> {
-    const low = options.priority === 'low';
-    const calls: Promise<number>[] = [];
-    for (const [shard, group] of groupByShard([...keys].map(requireKey), this.options.shards)) {
-      for (let i = 0; i < group.length; i += bulkChunk) {
-        calls.push(this.store.addKeys(shard, group.slice(i, i + bulkChunk), 0, low));
+    const all = [...keys].map(requireKey);
+    let next = 0;
+    let pending = 0;
+    const lane = async (): Promise<void> => {
+      while (next < all.length) {
+        const key = all[next++] as string;
+        if (await this.add(key, options)) pending++;
       }
-    }
-    const pending = (await Promise.all(calls)).reduce((a, b) => a + b, 0);
-    this.metrics?.incAdds(pending);
+    };
+    await Promise.all(Array.from({ length: Math.min(bulkParallelism, all.length) }, lane));
     return pending;
   }
 
   /**
    * Makes the key due after `delayMs` unless it is due earlier already (the earliest due time
-   * wins). A delay of 0 or less is a plain add.
+   * wins). A key already waiting for a run ignores it. A delay of 0 or less is a plain add.
    */
   async addAfter(key: string, delayMs: number): Promise<void> {
     if (!(delayMs > 0)) {
       await this.add(key);
       return;
     }
+    const shard = this.shardQueue(this.shardOf(requireKey(key)));
     this.metrics?.incRetries();
-    await this.store.addKeys(this.store.shardOf(key), [requireKey(key)], delayMs, false);
+    if (await shard.isWaiting(key)) return;
+    await shard.addTimer(key, delayMs);
   }
 
   /** Adds the key after its per-key exponential backoff and counts one more failure. */
   async addRateLimited(key: string): Promise<void> {
-    const failures = await this.store.client.hincrby(
-      this.store.keys(this.store.shardOf(key)).fail,
-      requireKey(key),
-      1,
-    );
+    const failures = await this.shardQueue(this.shardOf(requireKey(key))).incFailures(key);
     const { baseMs, maxMs } = this.options.backoff;
     await this.addAfter(key, Math.min(baseMs * 2 ** (failures - 1), maxMs));
   }
 
   /** Clears the key's failure count, so its next error backs off from the base again. */
   forget(key: string): Promise<void> {
-    return this.store.forget(key);
+    return this.shardQueue(this.shardOf(key)).forget(key);
   }
 
   /** Consecutive failures of the key (client-go NumRequeues). */
   numRequeues(key: string): Promise<number> {
-    return this.store.numRequeues(key);
+    return this.shardQueue(this.shardOf(key)).numRequeues(key);
   }
 
   /** Keys due now and waiting for a consumer, over all shards (client-go Len). */
   async len(): Promise<number> {
     return (await this.depth()).reduce((total, d) => total + d.ready, 0);
-  }
-
-  /** Ready, delayed and running keys per shard. */
-  depth(): Promise<ShardDepth[]> {
-    return Promise.all(
-      Array.from({ length: this.options.shards }, (_, shard) => this.store.depth(shard)),
-    );
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,15 @@ import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { startProcess, type ManagedProcess } from '../../testing/src/process.js';
 import { startRedisServer } from '../../testing/src/redis-server.js';
-import { shardKeys, shardOf, TerminalError, WorkQueue, type QueueOptions } from '../src/index.js';
+import {
+  shardKeys,
+  shardOf,
+  TerminalError,
+  WorkQueue,
+  type Handler,
+  type QueueOptions,
+} from '../src/index.js';
+import { parseJobId } from '../src/job-ids.js';
 import { backendKinds, startBackend, type Backend } from './backends.js';
 import type { ConsumerProcessConfig } from './consumer-process.js';
 import { gate, queueOptions, startConsumer, waitFor, waitForIdle } from './helpers.js';
@@ -23,15 +31,18 @@ for (const kind of backendKinds) {
       closers.push(() => started.consumer.shutdown({ drainTimeoutMs: 1_000 }));
       return started;
     };
-    /** Due time of a delayed key, in ms from now (Redis clock). */
+    /** Due time of the key's timer job, in ms from now; BullMQ scores by the client clock. */
     const dueIn = async (options: QueueOptions, key: string): Promise<number | undefined> => {
       const client = backend.client();
       const keys = shardKeys('wq', options.name, shardOf(key, options.shards ?? 16));
-      const [due, [sec, usec]] = await Promise.all([
-        client.zscore(keys.delayed, key),
-        client.time(),
-      ]);
-      return due === null ? undefined : Number(due) - (Number(sec) * 1000 + Number(usec) / 1000);
+      const delayed = await client.zrange(keys.delayed, '0', '-1', 'WITHSCORES');
+      for (let i = 0; i < delayed.length; i += 2) {
+        const job = parseJobId(delayed[i] as string);
+        if (job?.kind === 'timer' && job.key === key) {
+          return Math.floor(Number(delayed[i + 1]) / 0x1000) - Date.now();
+        }
+      }
+      return undefined;
     };
 
     before(async () => {
@@ -142,6 +153,49 @@ for (const kind of backendKinds) {
       hold.open();
       await waitFor(() => runs.length === 2, 'the run the event asked for');
       await waitForIdle(queue);
+    });
+
+    /**
+     * Runs the key once with a handler that leaves a long delay pending (RequeueAfter or backoff),
+     * adds the key again while the delay is pending, and waits for the run the add asked for: far
+     * sooner than the 600 s delay, so only the add can have started it.
+     */
+    const addWhileDelayPending = async (options: QueueOptions, key: string, handler: Handler) => {
+      const queue = producer(options);
+      const { runs } = consumer(options, (k, ctx) =>
+        runs.length === 1 ? handler(k, ctx) : undefined,
+      );
+      await queue.add(key);
+      await waitFor(async () => (await dueIn(options, key)) !== undefined, 'a pending delay');
+      const added = await queue.add(key);
+      await waitFor(() => runs.length === 2 && runs[1]?.end !== undefined, 'the run of the add');
+      await waitForIdle(queue);
+      return { queue, runs, added };
+    };
+
+    test('4. an event for a key whose RequeueAfter is pending runs it now, not at the delay', async () => {
+      const { runs, added } = await addWhileDelayPending(
+        queueOptions(backend),
+        'default/pending-after',
+        () => ({ requeueAfter: 600_000 }),
+      );
+      assert.equal(added, true);
+      assert.equal(runs.length, 2);
+    });
+
+    test('5. an event for a key whose backoff is pending runs it now and keeps its failure count', async () => {
+      const { queue, runs } = await addWhileDelayPending(
+        queueOptions(backend, { backoff: { baseMs: 600_000, maxMs: 600_000 } }),
+        'default/pending-backoff',
+        () => {
+          throw new Error('injected');
+        },
+      );
+      assert.deepEqual(
+        runs.map((r) => r.failures),
+        [0, 1],
+      );
+      assert.equal(await queue.numRequeues('default/pending-backoff'), 0, 'success reset it');
     });
 
     test('4. addAfter during a run is kept: the key runs again when it falls due', async () => {
@@ -366,6 +420,30 @@ for (const kind of backendKinds) {
       assert.equal(metric(json, 'workqueue_longest_running_processor_seconds'), 0);
       const labels = json.find((m) => m.name === 'workqueue_adds_total')?.values[0]?.labels;
       assert.deepEqual(labels, { name: options.name, controller: 'backupjob' });
+    });
+
+    test("metrics: BullMQ's own Prometheus export covers every shard queue", async () => {
+      const options = queueOptions(backend, { shards: 3 });
+      const queue = producer(options);
+      await queue.add('ns/b1');
+      const text = await queue.exportPrometheusMetrics();
+      assert.equal(text.match(/^# TYPE bullmq_job_count gauge$/gm)?.length, 1, 'one TYPE line');
+      for (let shard = 0; shard < 3; shard++) {
+        assert.match(
+          text,
+          new RegExp(
+            `^bullmq_job_count\\{queue="${options.name}-${shard}",state="waiting"\\} `,
+            'm',
+          ),
+        );
+      }
+      const waiting = [
+        ...text.matchAll(/^bullmq_job_count\{queue="[^"]+",state="waiting"\} (\d+)$/gm),
+      ];
+      assert.equal(
+        waiting.reduce((n, m) => n + Number(m[1]), 0),
+        1,
+      );
     });
 
     if (kind === 'cluster') {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startProcess, type ManagedProcess } from '../../testing/src/process.js';
 import { shardKeys, WorkQueue, type QueueOptions } from '../src/index.js';
+import { parseJobId } from '../src/job-ids.js';
 import type { Backend } from './backends.js';
 import type { ConsumerProcessConfig } from './consumer-process.js';
 
@@ -168,17 +169,19 @@ export async function runStress(backend: Backend, options: StressOptions): Promi
 }
 
 /**
- * SIGKILLs the consumer inside a run: once it has a run started 20 ms ago or more. `slow/` keys
- * (300 ms runs) are added until it takes one, so the kill does not depend on chance.
+ * SIGKILLs the consumer inside a run: once it has a `slow/` run (300 ms) that started 20 to 150 ms
+ * ago, far from its end even on a loaded machine. `slow/` keys are added until it takes one, so
+ * the kill does not depend on chance.
  */
 async function killMidRun(
   consumer: ManagedProcess,
   add: (key: string) => Promise<void>,
 ): Promise<number> {
   const deadline = Date.now() + 60_000;
+  const midRun = ({ key, start }: OpenRun) =>
+    key.startsWith('slow/') && Date.now() - start >= 20 && Date.now() - start <= 150;
   for (let slow = 0; Date.now() < deadline; slow++) {
-    const open = openRuns(consumer);
-    if ([...open.values()].some((start) => Date.now() - start >= 20)) break;
+    if ([...openRuns(consumer).values()].some(midRun)) break;
     if (slow % 10 === 0) await add(`slow/${slow / 10}`);
     await sleep(5);
   }
@@ -187,12 +190,17 @@ async function killMidRun(
   return Date.now();
 }
 
-/** Runs that printed S but no E yet, by run id, with their start time. */
-function openRuns(consumer: ManagedProcess): Map<string, number> {
-  const open = new Map<string, number>();
+interface OpenRun {
+  key: string;
+  start: number;
+}
+
+/** Runs that printed S but no E yet, by run id, with their key and start time. */
+function openRuns(consumer: ManagedProcess): Map<string, OpenRun> {
+  const open = new Map<string, OpenRun>();
   for (const line of consumer.lines) {
-    const [tag, , runId, , time] = line.split(' ');
-    if (tag === 'S') open.set(runId as string, Number(time));
+    const [tag, key, runId, , time] = line.split(' ');
+    if (tag === 'S') open.set(runId as string, { key: key as string, start: Number(time) });
     else if (tag === 'E') open.delete(runId as string);
   }
   return open;
@@ -285,24 +293,35 @@ function countLostUpdates(
   return lost;
 }
 
-/** Samples every shard atomically: a key must never be waiting (ready) and running (leased). */
+/**
+ * Samples every shard atomically: a key must never have a run waiting (BullMQ wait or
+ * prioritized) while one of its runs is active.
+ */
 function startSampler(backend: Backend, name: string, shards: number) {
   const client = backend.client();
   let violations = 0;
   let samples = 0;
   let running = true;
+  const runKeys = (ids: string[] | undefined): string[] =>
+    (ids ?? []).flatMap((id) => {
+      const parsed = parseJobId(id);
+      return parsed?.kind === 'run' ? [parsed.key] : [];
+    });
   const loop = (async () => {
     while (running) {
       for (let shard = 0; shard < shards; shard++) {
         const keys = shardKeys('wq', name, shard);
         const replies = await client
           .multi()
-          .zrange(keys.ready, '0', '-1')
-          .zrange(keys.leases, '0', '-1')
+          .lrange(keys.wait, 0, -1)
+          .zrange(keys.prioritized, '0', '-1')
+          .lrange(keys.active, 0, -1)
           .exec();
-        const [ready, leased] = (replies ?? []).map(([, v]) => v as string[]);
-        const running = new Set(leased);
-        violations += (ready ?? []).filter((k) => running.has(k)).length;
+        const [wait, prioritized, active] = (replies ?? []).map(([, v]) => v as string[]);
+        const running = new Set(runKeys(active));
+        violations += [...runKeys(wait), ...runKeys(prioritized)].filter((k) =>
+          running.has(k),
+        ).length;
         samples++;
       }
       await sleep(50);

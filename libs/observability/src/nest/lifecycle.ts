@@ -33,6 +33,7 @@ export class MetricsEndpoint implements OnApplicationBootstrap, OnApplicationShu
       port,
       bindAddress,
       auth && certDir ? { certDir, decide: (header) => auth.decide(header) } : undefined,
+      this.metrics.textSources,
     );
   }
 

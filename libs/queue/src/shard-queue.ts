@@ -1,0 +1,244 @@
+import { Queue, type JobsOptions } from 'bullmq';
+import type { RedisClient } from './connection.js';
+import { dedupId, type JobIds } from './job-ids.js';
+import type { ResolvedQueueOptions } from './options.js';
+import { shardKeys, shardLocation, type ShardKeys } from './shard.js';
+
+export interface ShardDepth {
+  shard: number;
+  /** Keys due now, waiting for a consumer (workqueue_depth). */
+  ready: number;
+  /** Keys waiting for a RequeueAfter, backoff or AddAfter. */
+  delayed: number;
+  /** Keys being handled right now. */
+  running: number;
+}
+
+/** What a consumer learns from Redis just before it runs a key. */
+export interface RunStart {
+  /** The shard's Redis-loss marker (see ResetDetector). */
+  epoch: string;
+  /** Time left on the shard's hold after a loss; the run must not start before it ends. */
+  holdMs: number;
+  /** Consecutive failures of the key before this run (client-go NumRequeues). */
+  failures: number;
+}
+
+/** Failed runs kept per shard, so the dashboard shows each failing key's last error. */
+const keptFailures = 1_000;
+/** BullMQ's event stream is read by nobody here; keep it short. */
+const eventsMaxLen = 100;
+/** BullMQ's delayed score is the due time in ms times 0x1000 plus a sequence number. */
+const delayedScoreFactor = 0x1000;
+
+/**
+ * One shard: a BullMQ queue plus the few Redis keys BullMQ has no notion of (the per-key failure
+ * count, the Redis-loss epoch and hold). All of them share the shard's hash tag.
+ *
+ * A key is at most one BullMQ run job (deduplication id = key, keepLastIfActive: an add while it
+ * runs is kept as its next job) and at most one timer job (a delayed job that adds the key when
+ * it falls due). Runs are never delayed or retried by BullMQ, because BullMQ's delayed and retry
+ * paths would hold a kept add back until the delay ends.
+ */
+export class ShardQueue {
+  readonly queue: Queue;
+  readonly keys: ShardKeys;
+  /** Prefix of BullMQ's own keys of this queue (`<prefix>:<queue>:`). */
+  private readonly base: string;
+
+  constructor(
+    readonly shard: number,
+    private readonly client: RedisClient,
+    private readonly options: ResolvedQueueOptions,
+    private readonly ids: JobIds,
+    onError: (err: Error) => void,
+  ) {
+    const location = shardLocation(options.prefix, options.name, shard);
+    this.keys = shardKeys(options.prefix, options.name, shard);
+    this.base = `${location.prefix}:${location.queueName}:`;
+    this.queue = new Queue(location.queueName, {
+      connection: client,
+      prefix: location.prefix,
+      streams: { events: { maxLen: eventsMaxLen } },
+    });
+    this.queue.on('error', onError);
+  }
+
+  /**
+   * Makes the key due now (client-go Add). Resolves true if it became pending, false if a run
+   * was already pending. A normal add (an event) drops the key's pending timer: the run it asks
+   * for starts after the timer was set, so it sees everything the timer was meant to catch. A
+   * low-priority add (a resync) leaves the timer: the run will set the same due time again, and
+   * dropping and setting it would cost two BullMQ calls per key of every resync.
+   */
+  async add(key: string, low: boolean, dropTimer = true): Promise<boolean> {
+    const [timer = null, nextBefore = null] = (await this.read((p) =>
+      p.get(this.dedupKey('timer', key)).hget(this.nextKey(key), 'jid'),
+    )) as (string | null)[];
+    // The key already has a kept next run; a low-priority add has nothing to add to it.
+    if (low && nextBefore !== null) return false;
+    const id = this.ids.next('run', key);
+    const [job] = await Promise.all([
+      this.queue.add(key, {}, this.runOptions(id, key, low)),
+      dropTimer && !low && timer !== null ? this.dropTimer(timer) : undefined,
+    ]);
+    if (job.id === id) return true;
+    // Merged into the key's pending or running job: find out which, and raise a low one.
+    const [nextNow, priority] = await this.read((p) =>
+      p.hget(this.nextKey(key), 'jid').hget(`${this.base}${job.id}`, 'priority'),
+    );
+    if (nextNow === id) return nextBefore === null;
+    if (!low && Number(priority) > 0) {
+      // Refused when the job started meanwhile: it then ran after this add anyway.
+      await this.queue
+        .getBackend()
+        .changePriority(String(job.id), 0, false)
+        .catch(() => undefined);
+    }
+    return false;
+  }
+
+  /**
+   * Makes the key due after `delayMs` unless its timer is due earlier already (the earliest due
+   * time wins; read, then moved earlier: a concurrent later timer can win the race, which costs
+   * one extra run, never a lost one).
+   */
+  async addTimer(key: string, delayMs: number): Promise<void> {
+    const id = this.ids.next('timer', key);
+    const delay = Math.max(1, Math.ceil(delayMs));
+    const job = await this.queue.add(
+      key,
+      {},
+      {
+        jobId: id,
+        delay,
+        deduplication: { id: dedupId('timer', key), keepLastIfActive: true },
+        removeOnComplete: true,
+        removeOnFail: true,
+        attempts: 1,
+      },
+    );
+    if (job.id === id) return;
+    const score = await this.client.zscore(this.keys.delayed, String(job.id));
+    if (score === null) return;
+    if (Math.floor(Number(score) / delayedScoreFactor) > Date.now() + delay) {
+      await this.queue
+        .getBackend()
+        .changeDelay(String(job.id), delay)
+        .catch(() => undefined); // it fell due meanwhile: it runs now, earlier still
+    }
+  }
+
+  /** Whether the key's run job waits for a consumer (not running, not absent). */
+  async isWaiting(key: string): Promise<boolean> {
+    const id = await this.queue.getDeduplicationJobId(dedupId('run', key));
+    if (id === null) return false;
+    const state = await this.queue.getJobState(id);
+    return state === 'waiting' || state === 'prioritized';
+  }
+
+  /** Whether an add arrived while the key ran: BullMQ keeps it as the key's next job. */
+  async hasNext(key: string): Promise<boolean> {
+    return (await this.client.exists(this.nextKey(key))) === 1;
+  }
+
+  async incFailures(key: string): Promise<number> {
+    return this.client.hincrby(this.keys.fail, key, 1);
+  }
+
+  async forget(key: string): Promise<void> {
+    await this.client.hdel(this.keys.fail, key);
+  }
+
+  async numRequeues(key: string): Promise<number> {
+    return Number((await this.client.hget(this.keys.fail, key)) ?? 0);
+  }
+
+  /**
+   * The shard's epoch (written if missing) and the hold left. When the caller had seen another
+   * epoch, Redis lost the shard's data, runs in flight may still be going without a lock, so the
+   * shard is held for one lock duration; the first to notice sets the hold.
+   */
+  async checkEpoch(fresh: string, seen: string): Promise<{ epoch: string; holdMs: number }> {
+    const [epoch, holdMs] = await this.read((p) =>
+      p.set(this.keys.epoch, fresh, 'NX').get(this.keys.epoch).pttl(this.keys.hold),
+    ).then(([, e, h]) => [String(e), Number(h)] as const);
+    if (seen === '' || seen === epoch) return { epoch, holdMs: Math.max(0, holdMs) };
+    await this.client.set(this.keys.hold, '1', 'PX', this.options.lockDurationMs, 'NX');
+    return { epoch, holdMs: Math.max(0, Number(await this.client.pttl(this.keys.hold))) };
+  }
+
+  /**
+   * The epoch, the hold and the key's failure count, in one round trip before a run; the epoch
+   * is written (and compared with `seen`) only when it is missing or differs.
+   */
+  async runStart(key: string, fresh: string, seen: string): Promise<RunStart> {
+    const [epoch, holdMs, failures] = await this.read((p) =>
+      p.get(this.keys.epoch).pttl(this.keys.hold).hget(this.keys.fail, key),
+    );
+    const start = { epoch: String(epoch), holdMs: Number(holdMs), failures: Number(failures ?? 0) };
+    if (epoch === null || (seen !== '' && seen !== start.epoch)) {
+      Object.assign(start, await this.checkEpoch(fresh, seen));
+    }
+    start.holdMs = Math.max(0, start.holdMs);
+    return start;
+  }
+
+  /** Read from BullMQ's lists and sets in one pipeline (cheaper than its getJobCounts script). */
+  async depth(): Promise<ShardDepth> {
+    const [wait, prioritized, delayed, active] = (
+      await this.read((p) =>
+        p
+          .llen(this.keys.wait)
+          .zcard(this.keys.prioritized)
+          .zcard(this.keys.delayed)
+          .llen(this.keys.active),
+      )
+    ).map(Number);
+    return {
+      shard: this.shard,
+      ready: (wait ?? 0) + (prioritized ?? 0),
+      delayed: delayed ?? 0,
+      running: active ?? 0,
+    };
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+
+  private runOptions(id: string, key: string, low: boolean): JobsOptions {
+    return {
+      jobId: id,
+      deduplication: { id: dedupId('run', key), keepLastIfActive: true },
+      ...(low ? { priority: 1 } : {}),
+      removeOnComplete: true,
+      removeOnFail: { count: keptFailures },
+      attempts: 1,
+    };
+  }
+
+  private async dropTimer(id: string): Promise<void> {
+    // A timer that is firing right now is locked and stays; it only adds the key once more.
+    await this.queue.remove(id).catch(() => 0);
+  }
+
+  private dedupKey(kind: 'run' | 'timer', key: string): string {
+    return `${this.base}de:${dedupId(kind, key)}`;
+  }
+
+  private nextKey(key: string): string {
+    return `${this.base}dn:${dedupId('run', key)}`;
+  }
+
+  /** One pipeline over keys of this shard (one slot, so valid on a Cluster); replies in order. */
+  private async read(
+    build: (p: ReturnType<RedisClient['pipeline']>) => ReturnType<RedisClient['pipeline']>,
+  ): Promise<(string | number | null)[]> {
+    const replies = (await build(this.client.pipeline()).exec()) ?? [];
+    return replies.map(([err, value]) => {
+      if (err) throw err;
+      return value as string | number | null;
+    });
+  }
+}
