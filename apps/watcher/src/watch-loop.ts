@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Redis } from 'ioredis';
 import { queueOptions, type WatcherConfig } from '../../../libs/config/src/index.js';
 import { WatcherManager } from '../../../libs/kube/src/index.js';
 import type {
@@ -12,16 +13,19 @@ import {
   HEALTH,
   KUBE,
   LOGGER,
+  REDIS,
   METRICS,
   SHUTDOWN,
   type KubeConnection,
 } from '../../../libs/observability/src/nest/index.js';
 import { exitAfterFlush } from '../../../libs/observability/src/index.js';
 import { WorkQueue } from '../../../libs/queue/src/index.js';
+import { RedisSnapshotStore } from '../../../libs/snapshot/src/index.js';
 
 /**
- * Wires leader election, the informers and the queue: while this process holds the Lease, every
- * relevant change becomes its BackupJob's key in the queue.
+ * Wires leader election, the informers, the snapshot store and the queue: while this process
+ * holds the Lease, every change rewrites its BackupJob's snapshot, and every relevant change then
+ * becomes its BackupJob's key in the queue.
  */
 @Injectable()
 export class WatchLoop implements OnApplicationBootstrap {
@@ -33,9 +37,11 @@ export class WatchLoop implements OnApplicationBootstrap {
     @Inject(METRICS) metrics: OperatorMetrics,
     @Inject(HEALTH) health: HealthRegistry,
     @Inject(KUBE) kube: KubeConnection,
+    @Inject(REDIS) redis: Redis,
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
     const queue = new WorkQueue(queueOptions(config, metrics.registry));
+    const snapshots = new RedisSnapshotStore(redis, config.queue.name);
     this.manager = new WatcherManager({
       rest: kube.rest,
       leaderElection: {
@@ -48,6 +54,7 @@ export class WatchLoop implements OnApplicationBootstrap {
       },
       controller: {
         queue,
+        snapshots,
         namespaces: config.watchNamespaces,
         resyncPeriodMs: config.resyncPeriodMs,
       },

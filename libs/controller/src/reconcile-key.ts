@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig, V1CronJob, V1Job } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION, type BackupJob } from '../../api/src/index.js';
+import type { SnapshotReader } from '../../kube/src/snapshot.js';
 import { Logger } from '../../observability/src/logger.js';
 import { TerminalError, type Result as QueueResult } from '../../queue/src/result.js';
 import {
@@ -23,6 +24,11 @@ export const IMMEDIATE_REQUEUE_MS = 1;
 
 export interface ReconcileKeyOptions {
   readonly kubeConfig: KubeConfig;
+  /**
+   * Where the watcher keeps each BackupJob's snapshot: runs read the world there and make no
+   * API read. Without it every run reads the BackupJob and its children from the API server.
+   */
+  readonly snapshots?: SnapshotReader;
   readonly config: ReconcilerConfig;
   readonly logger?: Logger;
   /** The real clock unless a test needs another. */
@@ -53,6 +59,16 @@ interface World {
   readonly jobs: readonly V1Job[];
 }
 
+type ReadWorld = (namespace: string, name: string) => Promise<World>;
+
+/** A write made on a snapshot met newer state (409, 404): the run backs off for a newer one. */
+export class StaleSnapshotError extends Error {
+  constructor(readonly failure: ApiFailure) {
+    super(`the snapshot was stale: ${failure.reason}: ${failure.message}`);
+    this.name = 'StaleSnapshotError';
+  }
+}
+
 /** Builds the BackupJob controller's per-key reconcile: read, decide (pure), write. */
 export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
   const clients = createKubeClients(options.kubeConfig, options.requestTimeoutMs);
@@ -65,6 +81,7 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
     maxSeries: options.eventSeriesCacheSize,
   });
 
+  const snapshots = options.snapshots;
   return async (key: string, run: RunOptions = {}): Promise<QueueResult> => {
     const { namespace, name } = parseKey(key);
     // controller-runtime's reconcileID: ties together every line of one run of one key.
@@ -72,23 +89,57 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
     log.debug('reconcile started');
     const scoped = clients.withSignal(run.signal);
     const executor = new ActionExecutor(scoped, recorder, log);
-    let result: Result;
-    try {
-      const world = await readWorld(scoped, namespace, name);
+    const fromApi: ReadWorld = (ns, n) => readWorld(scoped, ns, n);
+    const attempt = async (read: ReadWorld): Promise<Result> => {
+      const world = await read(namespace, name);
       const output = reconcile({ ...world, now: clock(), config: options.config });
       const writes = await executor.run(output.actions, world.backupJob, run.signal);
       log.debug('reconciled', { writes, result: output.result.kind });
-      result = output.result;
+      return output.result;
+    };
+    const ctx = { clients: scoped, executor, log, clock, namespace, name, snapshots };
+    let result: Result;
+    try {
+      result = await attempt(snapshots ? (ns, n) => readSnapshot(snapshots, ns, n) : fromApi);
     } catch (err) {
-      // The queue knows why it aborted (lease lost, shutdown); hand its reason back unchanged.
-      if (run.signal?.aborted) {
-        log.warn('reconcile aborted', { reason: String(run.signal.reason) });
-        throw run.signal.reason;
+      try {
+        // Creating a child the snapshot lacks met one that exists: one not the operator's (its
+        // watches see only the operator's children) or one made since. One run on what the API
+        // server says settles which.
+        if (!snapshots || !isAlreadyExists(err)) throw err;
+        log.debug('a child the snapshot lacks exists; reading from the API server once');
+        result = await attempt(fromApi);
+      } catch (err) {
+        // The queue knows why it aborted (lease lost, shutdown); hand its reason back unchanged.
+        if (run.signal?.aborted) {
+          log.warn('reconcile aborted', { reason: String(run.signal.reason) });
+          throw run.signal.reason;
+        }
+        return handleFailure(err, ctx);
       }
-      return handleFailure(err, { clients: scoped, executor, log, clock, namespace, name });
     }
     return toQueueResult(result);
   };
+}
+
+/** The snapshot as the world; no snapshot means the BackupJob is gone. */
+async function readSnapshot(
+  snapshots: SnapshotReader,
+  namespace: string,
+  name: string,
+): Promise<World> {
+  const snapshot = await snapshots.read(`${namespace}/${name}`);
+  if (!snapshot) return { backupJob: undefined, cronJob: undefined, jobs: [] };
+  return {
+    backupJob: snapshot.backupJob as unknown as BackupJob,
+    cronJob: snapshot.cronJob as V1CronJob | undefined,
+    jobs: snapshot.jobs as V1Job[],
+  };
+}
+
+function isAlreadyExists(err: unknown): boolean {
+  const failure = classify(err);
+  return failure.kind === 'conflict' && failure.reason === 'AlreadyExists';
 }
 
 export function parseKey(key: string): { namespace: string; name: string } {
@@ -163,6 +214,7 @@ interface FailureContext {
   readonly clock: () => Date;
   readonly namespace: string;
   readonly name: string;
+  readonly snapshots: SnapshotReader | undefined;
 }
 
 /** A failed API call as an error that names the call's answer, for the queue's error metrics. */
@@ -179,6 +231,12 @@ async function handleFailure(err: unknown, ctx: FailureContext): Promise<QueueRe
   switch (failure.kind) {
     case 'conflict':
     case 'notFound':
+      if (ctx.snapshots) {
+        // The watcher has yet to write the newer state: back off (5 ms doubling, the queue's)
+        // until it has, rather than fail again at once on the same snapshot.
+        ctx.log.debug('stale snapshot; retrying after a backoff', fields);
+        throw new StaleSnapshotError(failure);
+      }
       // Someone wrote in between (or the object went away): read again at once.
       ctx.log.debug('stale read; retrying now', fields);
       return { requeueAfter: IMMEDIATE_REQUEUE_MS };
