@@ -6,6 +6,7 @@ import { coldStartScenario } from './cold-start.js';
 import { memoryScenario } from './memory.js';
 import { profileScenario } from './profile.js';
 import { queueFloorScenario } from './queue-floor.js';
+import { redisMemoryScenario } from './redis-memory.js';
 import { steadyScenario } from './steady.js';
 
 /**
@@ -20,5 +21,6 @@ export const SCENARIOS: readonly Scenario[] = [
   steadyScenario,
   churnScenario,
   memoryScenario,
+  redisMemoryScenario,
   profileScenario,
 ];

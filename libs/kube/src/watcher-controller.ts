@@ -47,7 +47,7 @@ export interface WatcherControllerOptions {
 /** Children the operator made carry this label; their informers select on it. */
 export const CHILD_SELECTOR = `${LABEL_MANAGED_BY}=${MANAGED_BY_VALUE}`;
 
-/** How often a new term checks whether its informers have synced, to sweep stale snapshots. */
+/** How often a new term checks whether its informers have synced. */
 const SYNC_POLL_MS = 100;
 
 /**
@@ -111,10 +111,14 @@ export class WatcherController {
     this.jobs.addEventHandler(this.forOwner((job) => this.ownerOfJob(job)));
   }
 
+  /**
+   * Starts the watches; keys (and snapshots) go out once every informer has synced, as
+   * controller-runtime starts workers only after WaitForCacheSync: a snapshot written before the
+   * CronJob informer had listed would show a BackupJob without its CronJob.
+   */
   start(): void {
-    this.pump.start();
     for (const informer of this.informers()) informer.start();
-    if (this.options.snapshots) void this.sweepSnapshots(this.options.snapshots);
+    void this.startPumpWhenSynced();
   }
 
   /** Stops enqueueing at once, then the watches. */
@@ -179,16 +183,22 @@ export class WatcherController {
     };
   }
 
-  /**
-   * Once the informers have synced, deletes the snapshots of BackupJobs that no longer exist
-   * (deleted while no watcher led, or while Redis was unreachable). Each goes through the pump,
-   * which composes it at write time, so a BackupJob created meanwhile keeps its snapshot.
-   */
-  private async sweepSnapshots(store: SnapshotStore): Promise<void> {
+  private async startPumpWhenSynced(): Promise<void> {
     while (!this.synced) {
       if (this.stopped) return;
       await sleep(SYNC_POLL_MS);
     }
+    if (this.stopped) return;
+    this.pump.start();
+    if (this.options.snapshots) await this.sweepSnapshots(this.options.snapshots);
+  }
+
+  /**
+   * Deletes the snapshots of BackupJobs that no longer exist (deleted while no watcher led, or
+   * while Redis was unreachable). Each goes through the pump, which composes it at write time,
+   * so a BackupJob created meanwhile keeps its snapshot.
+   */
+  private async sweepSnapshots(store: SnapshotStore): Promise<void> {
     let stale = 0;
     try {
       for await (const key of store.keys()) {
