@@ -140,6 +140,34 @@ async function sweepBaseline(ctx: BenchContext, objects: number, latencyMs: numb
   return runs;
 }
 
+/** The operator where the API round trip, not CPU, bounds every worker (e.g. 100 ms). */
+async function latencyBoundRuns(ctx: BenchContext): Promise<ColdStartRun[]> {
+  const { objects, latencyMs, workers } = ctx.size.coldStart.latencyBound;
+  const runs: ColdStartRun[] = [];
+  if (!ctx.systems.has('operator')) return runs;
+  for (const w of workers) {
+    runs.push(
+      await coldStart(ctx, operatorSpec(ctx, w), objects, latencyMs, ctx.size.coldStart.capSeconds),
+    );
+  }
+  return runs;
+}
+
+/** The latency-bound runs of the cold start alone, for their scaling goal. */
+export const latencyBoundScenario: Scenario = {
+  name: 'latency-bound',
+  title: 'Cold start where the API round trip bounds the workers',
+  async run(ctx) {
+    const runs = await latencyBoundRuns(ctx);
+    return {
+      settings: { latencyBoundRuns: ctx.size.coldStart.latencyBound },
+      tables: [runTable(runs), cpuTable(runs)],
+      goals: scalingGoals(runs),
+      raw: { runs },
+    };
+  },
+};
+
 export const coldStartScenario: Scenario = {
   name: 'cold-start',
   title: 'Cold start: N BackupJobs exist, the operator starts',
@@ -183,12 +211,7 @@ export const coldStartScenario: Scenario = {
       }
     }
     const bound = ctx.size.coldStart.latencyBound;
-    if (ctx.systems.has('operator')) {
-      for (const w of bound.workers) {
-        const spec = operatorSpec(ctx, w);
-        runs.push(await coldStart(ctx, spec, bound.objects, bound.latencyMs, capSeconds));
-      }
-    }
+    runs.push(...(await latencyBoundRuns(ctx)));
     return {
       settings: {
         objects,
