@@ -44,6 +44,8 @@ export interface Size {
   };
   readonly coalescing: { readonly updates: number; readonly windowMs: number };
   readonly memory: { readonly objects: readonly number[] };
+  /** BackupJobs, each with its CronJob and three Jobs, whose Redis footprint is measured. */
+  readonly redisMemory: { readonly objects: readonly number[] };
   readonly queueFloor: { readonly quick: boolean };
   /** The cold start profiled with --cpu-prof. */
   readonly profile: {
@@ -60,8 +62,9 @@ export const SIZES: Record<Size['name'], Size> = {
     coldStart: {
       objects: [1000, 10000],
       workers: [1, 2, 4, 8],
-      largeLatencies: [20],
-      baselineConcurrency: [16, 64],
+      largeLatencies: [5, 20],
+      // The operator's total concurrencies (workers × 10), so both are compared over one range.
+      baselineConcurrency: [10, 20, 40, 80],
       capSeconds: 90,
       largeCapSeconds: 45,
       latencyBound: { objects: 500, latencyMs: 100, workers: [1, 2, 4] },
@@ -73,6 +76,7 @@ export const SIZES: Record<Size['name'], Size> = {
     steady: { objects: 10000, workers: 4, latencies: [5] },
     coalescing: { updates: 100, windowMs: 1000 },
     memory: { objects: [10000, 50000] },
+    redisMemory: { objects: [10000] },
     queueFloor: { quick: false },
     profile: { objects: 2000, workers: 4, latencyMs: 20 },
   },
@@ -95,6 +99,7 @@ export const SIZES: Record<Size['name'], Size> = {
     steady: { objects: 500, workers: 2, latencies: [5] },
     coalescing: { updates: 100, windowMs: 1000 },
     memory: { objects: [300, 1000] },
+    redisMemory: { objects: [300] },
     queueFloor: { quick: true },
     profile: { objects: 300, workers: 2, latencyMs: 5 },
   },

@@ -15,7 +15,7 @@ import {
   type BackupJob,
 } from '../../libs/api/src/index.js';
 import { start, type KubeObject } from '../../libs/apiserver-emulator/src/index.js';
-import { reconcile, reconcilerConfig } from '../../libs/reconciler/src/index.js';
+import { cronJobName, reconcile, reconcilerConfig } from '../../libs/reconciler/src/index.js';
 import { Tracker, type TrackedBackupJob } from './tracker.js';
 import type { HostRequest, HostResponse, Ops } from './emulator-protocol.js';
 
@@ -102,6 +102,55 @@ function converge(created: KubeObject): void {
   throw new Error(`seeded ${name} did not converge`);
 }
 
+/**
+ * `count` finished Jobs of a converged BackupJob's CronJob, as the CronJob controller leaves them:
+ * the template's labels and annotations, the CronJob as controller, a Complete condition.
+ */
+function finishedJobs(backupJobName: string, count: number): void {
+  const cronJob = emu.objects.get<
+    KubeObject & { spec: { jobTemplate: { metadata?: object; spec?: object } } }
+  >('batch/v1', 'CronJob', cronJobName(backupJobName), NAMESPACE);
+  if (!cronJob) throw new Error(`seeded ${backupJobName} has no CronJob`);
+  for (let k = 0; k < count; k++) {
+    const finished = new Date(Date.now() - (k + 1) * 86_400_000).toISOString();
+    const job = emu.objects.create({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: {
+        ...cronJob.spec.jobTemplate.metadata,
+        name: `${cronJob.metadata.name}-${29_000_000 + k}`,
+        namespace: NAMESPACE,
+        ownerReferences: [
+          {
+            apiVersion: 'batch/v1',
+            kind: 'CronJob',
+            name: cronJob.metadata.name as string,
+            uid: cronJob.metadata.uid as string,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      spec: cronJob.spec.jobTemplate.spec,
+    } as unknown as KubeObject);
+    emu.objects.update(
+      {
+        ...job,
+        status: {
+          startTime: finished,
+          completionTime: finished,
+          succeeded: 1,
+          conditions: [
+            { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: finished },
+            { type: 'Complete', status: 'True', lastTransitionTime: finished },
+          ],
+        },
+      } as KubeObject,
+      'status',
+    );
+  }
+}
+
 const churnTimers = new Set<NodeJS.Timeout>();
 
 /** A spec change that always changes something, so every one bumps the generation. */
@@ -117,12 +166,13 @@ const ops: Ops = {
     emu.core.faults.clear();
     if (ms > 0 || jitterMs > 0) emu.core.faults.addLatency({ fixedMs: ms, jitterMs });
   },
-  create: ({ prefix, from, count, converged }) => {
+  create: ({ prefix, from, count, converged, jobs }) => {
     const t0 = Date.now();
     for (let i = from; i < from + count; i++) {
       const name = `${prefix}-${i}`;
       const created = emu.objects.create(backupJob(name, i));
       if (converged) converge(created);
+      if (converged && jobs) finishedJobs(name, jobs);
     }
     return { at: t0 };
   },

@@ -5,8 +5,17 @@ export interface Ops {
   info(): { url: string; kubeconfigPath: string; pid: number };
   /** Every request waits ms plus up to jitterMs (uniform) before it is served; 0/0 clears. */
   setLatency(args: { ms: number; jitterMs: number }): void;
-  /** Creates `${prefix}-${from}` … in one synchronous loop; `converged` also writes what the operator would. */
-  create(args: { prefix: string; from: number; count: number; converged?: boolean }): {
+  /**
+   * Creates `${prefix}-${from}` … in one synchronous loop; `converged` also writes what the
+   * operator would, and `jobs` that many finished Jobs of each CronJob.
+   */
+  create(args: {
+    prefix: string;
+    from: number;
+    count: number;
+    converged?: boolean;
+    jobs?: number;
+  }): {
     at: number;
   };
   progress(): Progress;

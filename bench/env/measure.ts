@@ -107,6 +107,11 @@ export interface Window {
   readonly queueWait: Buckets;
   /** Create/update/patch/delete requests the reconciles made (see reconcileWrites). */
   readonly reconcileWrites: number;
+  /**
+   * GET requests (gets and lists) the worker processes made, by their own count; 0 for a
+   * system without workers, whose reconciles read its informer cache.
+   */
+  readonly reconcileReads: number;
   /** Mean seconds per reconcile (controller_runtime_reconcile_time_seconds sum ÷ count). */
   readonly reconcileMean: number;
   /** Mean seconds a key waited in the queue (workqueue_queue_duration_seconds sum ÷ count). */
@@ -123,23 +128,28 @@ const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
  * happens (Lease renewals, its leader election Event); a system without workers is counted at
  * the emulator, Leases aside.
  */
+function workerRequests(before: Snapshot, after: Snapshot, methods: readonly string[]): number {
+  let n = 0;
+  for (const name of workerNames(after)) {
+    for (const method of methods) {
+      const count = (s: Snapshot) =>
+        sumOf(s.metrics.get(name) ?? [], 'rest_client_requests_total', { method });
+      n += count(after) - count(before);
+    }
+  }
+  return n;
+}
+
+function workerNames(s: Snapshot): string[] {
+  return [...s.metrics.keys()].filter((name) => name.startsWith('worker-'));
+}
+
 function reconcileWrites(
   before: Snapshot,
   after: Snapshot,
   requests: Record<string, number>,
 ): number {
-  const workers = [...after.metrics.keys()].filter((name) => name.startsWith('worker-'));
-  if (workers.length > 0) {
-    let n = 0;
-    for (const name of workers) {
-      for (const method of WRITE_METHODS) {
-        const count = (s: Snapshot) =>
-          sumOf(s.metrics.get(name) ?? [], 'rest_client_requests_total', { method });
-        n += count(after) - count(before);
-      }
-    }
-    return n;
-  }
+  if (workerNames(after).length > 0) return workerRequests(before, after, WRITE_METHODS);
   return Object.entries(requests)
     .filter(([id]) => {
       const [verb = '', resource = ''] = id.split(' ');
@@ -196,6 +206,7 @@ export function windowOf(before: Snapshot, after: Snapshot): Window {
     requests,
     redisCommands,
     reconcileWrites: reconcileWrites(before, after, requests),
+    reconcileReads: workerRequests(before, after, ['GET']),
     reconcileMean: meanOf(before, after, 'controller_runtime_reconcile_time_seconds'),
     queueWaitMean: meanOf(before, after, 'workqueue_queue_duration_seconds'),
     queueWait: diffBuckets(

@@ -14,6 +14,8 @@ export interface WorldOptions {
   readonly objects?: number;
   /** Whether those already carry what the operator writes (CronJob, finalizer, Ready status). */
   readonly converged?: boolean;
+  /** Finished Jobs of each converged BackupJob's CronJob. */
+  readonly jobsPerObject?: number;
   /** Profile the emulator's CPU into this directory. */
   readonly profileDir?: string;
 }
@@ -33,6 +35,7 @@ export async function withWorld<T>(
         from,
         count: Math.min(5000, count - from),
         converged: o.converged,
+        jobs: o.jobsPerObject,
       });
     }
     await emu.call('setLatency', latencyFault(o.latencyMs));

@@ -2,15 +2,17 @@ import type { Scenario } from './context.js';
 import { burstScenario } from './burst.js';
 import { churnScenario } from './churn.js';
 import { coalescingScenario } from './coalescing.js';
-import { coldStartScenario } from './cold-start.js';
+import { coldStartScenario, latencyBoundScenario } from './cold-start.js';
 import { memoryScenario } from './memory.js';
 import { profileScenario } from './profile.js';
 import { queueFloorScenario } from './queue-floor.js';
+import { redisMemoryScenario } from './redis-memory.js';
 import { steadyScenario } from './steady.js';
 
 /**
  * In running order: the cold start first (it finds the baseline's best concurrency the others
- * reuse), then the cheaper scenarios, so a run stopped early still has most of them.
+ * reuse), then the cheaper scenarios, so a run stopped early still has most of them. The last,
+ * latency-bound, repeats the cold start's latency-bound runs alone; a full run skips it.
  */
 export const SCENARIOS: readonly Scenario[] = [
   coldStartScenario,
@@ -20,5 +22,7 @@ export const SCENARIOS: readonly Scenario[] = [
   steadyScenario,
   churnScenario,
   memoryScenario,
+  redisMemoryScenario,
   profileScenario,
+  latencyBoundScenario,
 ];

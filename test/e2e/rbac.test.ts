@@ -96,6 +96,33 @@ test('every flow completes under the chart RBAC with zero 403s', async (t) => {
     assert.equal(failed.reason, 'DeadlineExceeded');
   });
 
+  await t.test(
+    "a CronJob of the name that is someone else's: reported, never taken over",
+    async () => {
+      // Not labelled as the operator's, so no snapshot holds it: the worker's create meets it and
+      // that run reads the BackupJob, the CronJob and the Jobs from the API server.
+      sys.emulator.objects.create({
+        apiVersion: 'batch/v1',
+        kind: 'CronJob',
+        metadata: { name: cronJobName('taken'), namespace: 'ops' },
+        spec: {
+          schedule: '@yearly',
+          jobTemplate: {
+            spec: { template: { spec: { containers: [{ name: 'x', image: 'x' }] } } },
+          },
+        },
+      });
+      sys.emulator.objects.create(backupJobManifest('ops', 'taken'));
+      await eventually(
+        'Ready=False CronJobConflict',
+        () => condition(getBackupJob(sys, 'ops', 'taken'), 'Ready')?.reason === 'CronJobConflict',
+      );
+      assert.equal(cronJobSchedule('taken'), '@yearly');
+      sys.emulator.objects.delete(API_VERSION, KIND, 'taken', 'ops');
+      await gone('taken');
+    },
+  );
+
   await t.test('delete with deletionPolicy Retain', async () => {
     sys.emulator.objects.delete(API_VERSION, KIND, 'app', 'ops');
     await gone('app');

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Redis } from 'ioredis';
 import { queueOptions, type WatcherConfig } from '../../../libs/config/src/index.js';
 import { WatcherManager } from '../../../libs/kube/src/index.js';
 import type {
@@ -13,6 +14,7 @@ import {
   HEALTH,
   KUBE,
   LOGGER,
+  REDIS,
   METRICS,
   SHUTDOWN,
   type KubeConnection,
@@ -20,10 +22,12 @@ import {
 import { closeServer, exitAfterFlush } from '../../../libs/observability/src/index.js';
 import { WorkQueue } from '../../../libs/queue/src/index.js';
 import { serveQueueDashboard } from '../../../libs/queue/src/dashboard.js';
+import { RedisSnapshotStore } from '../../../libs/snapshot/src/index.js';
 
 /**
- * Wires leader election, the informers and the queue: while this process holds the Lease, every
- * relevant change becomes its BackupJob's key in the queue.
+ * Wires leader election, the informers, the snapshot store and the queue: while this process
+ * holds the Lease, every change rewrites its BackupJob's snapshot, and every relevant change then
+ * becomes its BackupJob's key in the queue.
  */
 @Injectable()
 export class WatchLoop implements OnApplicationBootstrap {
@@ -37,12 +41,14 @@ export class WatchLoop implements OnApplicationBootstrap {
     @Inject(METRICS) metrics: OperatorMetrics,
     @Inject(HEALTH) health: HealthRegistry,
     @Inject(KUBE) kube: KubeConnection,
+    @Inject(REDIS) redis: Redis,
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
     const queue = new WorkQueue(queueOptions(config, metrics.registry));
     // BullMQ's view of the shards is the same from every process: the watchers serve it, so the
     // workers' scrapes cost Redis nothing extra and Prometheus gets no copy per worker.
     metrics.textSources.add(() => queue.exportPrometheusMetrics());
+    const snapshots = new RedisSnapshotStore(redis, config.queue.name);
     this.manager = new WatcherManager({
       rest: kube.rest,
       leaderElection: {
@@ -55,6 +61,7 @@ export class WatchLoop implements OnApplicationBootstrap {
       },
       controller: {
         queue,
+        snapshots,
         namespaces: config.watchNamespaces,
         resyncPeriodMs: config.resyncPeriodMs,
       },

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { queueOptions, type WorkerConfig } from '../../../libs/config/src/index.js';
 import {
@@ -16,15 +17,18 @@ import {
   KUBE,
   LOGGER,
   METRICS,
+  REDIS,
   SHUTDOWN,
   type KubeConnection,
 } from '../../../libs/observability/src/nest/index.js';
 import { QueueConsumer } from '../../../libs/queue/src/index.js';
 import { reconcilerConfig } from '../../../libs/reconciler/src/index.js';
+import { RedisSnapshotStore } from '../../../libs/snapshot/src/index.js';
 
 /**
  * Wires the queue consumer to the BackupJob controller: keys from this worker's shards go to
- * reconcileKey, WORKER_CONCURRENCY at a time; SIGTERM stops intake and drains.
+ * reconcileKey, WORKER_CONCURRENCY at a time, which reads the watcher's snapshots; SIGTERM
+ * stops intake and drains.
  */
 @Injectable()
 export class ReconcileLoop implements OnApplicationBootstrap {
@@ -36,12 +40,15 @@ export class ReconcileLoop implements OnApplicationBootstrap {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) metrics: OperatorMetrics,
     @Inject(KUBE) kube: KubeConnection,
+    @Inject(REDIS) redis: Redis,
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
+    const snapshots = new RedisSnapshotStore(redis, config.queue.name);
     const recorder = metrics.controller.forController('backupjob', config.concurrency);
     const reconcileKey = instrumentReconcileKey(
       createReconcileKey({
         kubeConfig: kube.kubeConfig,
+        snapshots,
         config: reconcilerConfig({
           defaultImage: config.backupImage,
           allowedImages: config.allowedImages,

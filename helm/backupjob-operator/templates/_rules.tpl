@@ -20,7 +20,7 @@
   verbs: ["create"]
 {{- end }}
 {{- define "backupjob-operator.rules.worker.cluster" -}}
-# the reconciler reads the current BackupJob and adds or removes its finalizer
+# the reconciler adds or removes the finalizer, and reads the BackupJob when its snapshot cannot settle a run (a CronJob of the name that is not the operator’s)
 - apiGroups: ["ops.example.com"]
   resources: ["backupjobs"]
   verbs: ["get", "patch"]
@@ -32,11 +32,11 @@
 - apiGroups: ["ops.example.com"]
   resources: ["backupjobs/finalizers"]
   verbs: ["update"]
-# the reconciler reads and creates the desired CronJob, patches the fields it owns, and deletes it before a cleanup
+# the reconciler creates the desired CronJob, patches the fields it owns, deletes it before a cleanup, and reads one of the name that is not the operator’s
 - apiGroups: ["batch"]
   resources: ["cronjobs"]
   verbs: ["get", "create", "patch", "delete"]
-# the reconciler lists the backup runs, and creates and retires the finalizer cleanup Jobs
+# the reconciler creates and retires the finalizer cleanup Jobs, and lists the backup runs when it reads from the API server
 - apiGroups: ["batch"]
   resources: ["jobs"]
   verbs: ["list", "create", "delete"]

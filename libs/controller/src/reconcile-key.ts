@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig, V1CronJob, V1Job } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION, type BackupJob } from '../../api/src/index.js';
+import type { SnapshotReader } from '../../kube/src/snapshot.js';
 import { Logger } from '../../observability/src/logger.js';
 import { TerminalError, type Result as QueueResult } from '../../queue/src/result.js';
 import {
@@ -25,6 +26,11 @@ export const IMMEDIATE_REQUEUE_MS = 1;
 
 export interface ReconcileKeyOptions {
   readonly kubeConfig: KubeConfig;
+  /**
+   * Where the watcher keeps each BackupJob's snapshot: runs read the world there and make no
+   * API read. Without it every run reads the BackupJob and its children from the API server.
+   */
+  readonly snapshots?: SnapshotReader;
   readonly config: ReconcilerConfig;
   readonly logger?: Logger;
   /** The real clock unless a test needs another. */
@@ -56,6 +62,16 @@ interface World {
   readonly secretAccess?: SecretAccess;
 }
 
+type ReadWorld = (namespace: string, name: string) => Promise<World>;
+
+/** A write made on a snapshot met newer state (409, 404): the run backs off for a newer one. */
+export class StaleSnapshotError extends Error {
+  constructor(readonly failure: ApiFailure) {
+    super(`the snapshot was stale: ${failure.reason}: ${failure.message}`);
+    this.name = 'StaleSnapshotError';
+  }
+}
+
 /** Builds the BackupJob controller's per-key reconcile: read, decide (pure), write. */
 export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
   const clients = createKubeClients(options.kubeConfig, options.requestTimeoutMs);
@@ -67,8 +83,9 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
     clock,
     maxSeries: options.eventSeriesCacheSize,
   });
-  const secrets = new SecretAccessReviewer();
 
+  const secrets = new SecretAccessReviewer();
+  const snapshots = options.snapshots;
   return async (key: string, run: RunOptions = {}): Promise<QueueResult> => {
     const { namespace, name } = parseKey(key);
     // controller-runtime's reconcileID: ties together every line of one run of one key.
@@ -76,23 +93,69 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
     log.debug('reconcile started');
     const scoped = clients.withSignal(run.signal);
     const executor = new ActionExecutor(scoped, recorder, log);
-    let result: Result;
-    try {
-      const world = await readWorld(scoped, secrets, namespace, name);
+    const fromApi: ReadWorld = (ns, n) => readWorld(scoped, ns, n);
+    const attempt = async (read: ReadWorld): Promise<Result> => {
+      const world = await withSecretAccess(scoped, secrets, namespace, await read(namespace, name));
       const output = reconcile({ ...world, now: clock(), config: options.config });
       const writes = await executor.run(output.actions, world.backupJob, run.signal);
       log.debug('reconciled', { writes, result: output.result.kind });
-      result = output.result;
+      return output.result;
+    };
+    const ctx = { clients: scoped, executor, log, clock, namespace, name, snapshots };
+    let result: Result;
+    try {
+      result = await attempt(snapshots ? (ns, n) => readSnapshot(snapshots, ns, n) : fromApi);
     } catch (err) {
-      // The queue knows why it aborted (lease lost, shutdown); hand its reason back unchanged.
-      if (run.signal?.aborted) {
-        log.warn('reconcile aborted', { reason: String(run.signal.reason) });
-        throw run.signal.reason;
+      try {
+        // Creating a child the snapshot lacks met one that exists: one not the operator's (its
+        // watches see only the operator's children) or one made since. One run on what the API
+        // server says settles which.
+        if (!snapshots || !isAlreadyExists(err)) throw err;
+        log.debug('a child the snapshot lacks exists; reading from the API server once');
+        result = await attempt(fromApi);
+      } catch (err) {
+        // The queue knows why it aborted (lease lost, shutdown); hand its reason back unchanged.
+        if (run.signal?.aborted) {
+          log.warn('reconcile aborted', { reason: String(run.signal.reason) });
+          throw run.signal.reason;
+        }
+        return handleFailure(err, ctx);
       }
-      return handleFailure(err, { clients: scoped, executor, log, clock, namespace, name });
     }
     return toQueueResult(result);
   };
+}
+
+/** The snapshot as the world; no snapshot means the BackupJob is gone. */
+async function readSnapshot(
+  snapshots: SnapshotReader,
+  namespace: string,
+  name: string,
+): Promise<World> {
+  const snapshot = await snapshots.read(`${namespace}/${name}`);
+  if (!snapshot) return { backupJob: undefined, cronJob: undefined, jobs: [] };
+  return {
+    backupJob: snapshot.backupJob as unknown as BackupJob,
+    cronJob: snapshot.cronJob as V1CronJob | undefined,
+    jobs: snapshot.jobs as V1Job[],
+  };
+}
+
+/** Adds whether the namespace opted the BackupJob's Secret in; a Secret is never read. */
+async function withSecretAccess(
+  clients: KubeClients,
+  secrets: SecretAccessReviewer,
+  namespace: string,
+  world: World,
+): Promise<World> {
+  const secretName = world.backupJob?.spec?.secretRef?.name;
+  if (typeof secretName !== 'string' || secretName === '') return world;
+  return { ...world, secretAccess: await secrets.review(clients, namespace, secretName) };
+}
+
+function isAlreadyExists(err: unknown): boolean {
+  const failure = classify(err);
+  return failure.kind === 'conflict' && failure.reason === 'AlreadyExists';
 }
 
 export function parseKey(key: string): { namespace: string; name: string } {
@@ -116,12 +179,7 @@ function readBackupJob(clients: KubeClients, namespace: string, name: string) {
  * Reads the BackupJob and its children in one round trip rather than two: the API round trip, not
  * CPU, bounds a reconcile. The children's reads are dropped when the BackupJob is gone.
  */
-async function readWorld(
-  clients: KubeClients,
-  secrets: SecretAccessReviewer,
-  namespace: string,
-  name: string,
-): Promise<World> {
+async function readWorld(clients: KubeClients, namespace: string, name: string): Promise<World> {
   const children = Promise.all([
     orUndefined(
       clients.batch.readNamespacedCronJob(
@@ -138,14 +196,8 @@ async function readWorld(
   children.catch(() => undefined);
   const backupJob = await readBackupJob(clients, namespace, name);
   if (!backupJob) return { backupJob, cronJob: undefined, jobs: [] };
-  const secretName = backupJob.spec?.secretRef?.name;
-  const [[cronJob, jobs], secretAccess] = await Promise.all([
-    children,
-    typeof secretName === 'string' && secretName !== ''
-      ? secrets.review(clients, namespace, secretName)
-      : undefined,
-  ]);
-  return { backupJob, cronJob, jobs: jobs.items, secretAccess };
+  const [cronJob, jobs] = await children;
+  return { backupJob, cronJob, jobs: jobs.items };
 }
 
 async function orUndefined<T>(call: Promise<T>): Promise<T | undefined> {
@@ -178,6 +230,7 @@ interface FailureContext {
   readonly clock: () => Date;
   readonly namespace: string;
   readonly name: string;
+  readonly snapshots: SnapshotReader | undefined;
 }
 
 /** A failed API call as an error that names the call's answer, for the queue's error metrics. */
@@ -194,6 +247,12 @@ async function handleFailure(err: unknown, ctx: FailureContext): Promise<QueueRe
   switch (failure.kind) {
     case 'conflict':
     case 'notFound':
+      if (ctx.snapshots) {
+        // The watcher has yet to write the newer state: back off (5 ms doubling, the queue's)
+        // until it has, rather than fail again at once on the same snapshot.
+        ctx.log.debug('stale snapshot; retrying after a backoff', fields);
+        throw new StaleSnapshotError(failure);
+      }
       // Someone wrote in between (or the object went away): read again at once.
       ctx.log.debug('stale read; retrying now', fields);
       return { requeueAfter: IMMEDIATE_REQUEUE_MS };

@@ -2,7 +2,7 @@
 // does; MODE=watcher runs the informers exactly as the WatcherController configures them.
 import { Informer } from '../src/informer.js';
 import { BACKUPJOBS, CRONJOBS } from '../src/resource.js';
-import { stripToOwnership, stripToPredicateFields } from '../src/transform.js';
+import { stripBackupJob, stripCronJob } from '../src/transform.js';
 import { CHILD_SELECTOR } from '../src/watcher-controller.js';
 import { restFrom } from '../test/cluster.js';
 
@@ -18,15 +18,13 @@ const informers = [
   new Informer({
     rest,
     resource: BACKUPJOBS,
-    metadataOnly: watcherMode,
-    transform: watcherMode ? stripToPredicateFields : undefined,
+    transform: watcherMode ? stripBackupJob : undefined,
   }),
   new Informer({
     rest,
     resource: CRONJOBS,
     labelSelector: CHILD_SELECTOR,
-    metadataOnly: watcherMode,
-    transform: watcherMode ? stripToOwnership : undefined,
+    transform: watcherMode ? stripCronJob : undefined,
   }),
 ];
 for (const informer of informers) informer.start();

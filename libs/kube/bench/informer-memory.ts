@@ -1,6 +1,6 @@
 /**
  * How much memory the watcher's informer caches take per object, full objects vs what the
- * watcher keeps (metadata only, trimmed by the cache transforms).
+ * watcher keeps (trimmed by the cache transforms to what its predicates and the snapshots read).
  *
  *   OUT_DIR=/tmp/out npm run build && node /tmp/out/libs/kube/bench/informer-memory.js [objects]
  *

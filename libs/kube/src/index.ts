@@ -37,11 +37,8 @@ export {
   type LeaderElectionRecord,
 } from './resourcelock.js';
 export { isApiError, KubeApiError, RestClient, type RequestOptions, type Status } from './rest.js';
-export {
-  stripToOwnership,
-  stripToOwnershipAndWriters,
-  stripToPredicateFields,
-} from './transform.js';
+export type { SnapshotReader, SnapshotStore, WorldSnapshot } from './snapshot.js';
+export { stripBackupJob, stripCronJob, stripJob, withoutWriters } from './transform.js';
 export * from './types.js';
 export {
   CHILD_SELECTOR,

@@ -6,8 +6,15 @@ export interface KeySink {
   addBulk(keys: Iterable<string>, options?: { priority?: 'normal' | 'low' }): Promise<unknown>;
 }
 
+/** Writes the snapshots of the given keys as they are now; a key's snapshot goes out before the key. */
+export interface SnapshotWriter {
+  write(keys: readonly string[]): Promise<void>;
+}
+
 export interface KeyPumpOptions {
   readonly sink: KeySink;
+  /** When set, every key's snapshot is written before the key is sent. */
+  readonly snapshots?: SnapshotWriter;
   /** Most keys per call to the sink. */
   readonly batchSize?: number;
   readonly backoff?: BackoffOptions;
@@ -20,10 +27,16 @@ export interface KeyPumpOptions {
  * wait on the network, and a key whose send failed stays pending and is sent again after a
  * backoff (a Redis outage delays keys, never drops them). Normal keys go first, like the queue's
  * own priorities; a key pending at both priorities is sent once, at normal.
+ *
+ * With a SnapshotWriter, keys whose snapshot changed wait in a third set (touch, and every add),
+ * and each round writes every such snapshot before it sends its batch of keys: a key reaches the
+ * queue only after a snapshot at least as new as the change that added it. Snapshots are written
+ * from the caches as they are at that moment, so a burst of changes to one key costs one write.
  */
 export class KeyPump {
   private readonly normal = new Set<string>();
   private readonly low = new Set<string>();
+  private readonly dirty = new Set<string>();
   private readonly backoff: Backoff;
   private readonly log: Log;
   private readonly batchSize: number;
@@ -41,20 +54,27 @@ export class KeyPump {
 
   add(key: string): void {
     if (this.stopping.signal.aborted) return;
+    this.touch(key);
     this.low.delete(key);
     this.normal.add(key);
-    this.wake?.();
   }
 
   addLow(key: string): void {
-    if (this.stopping.signal.aborted || this.normal.has(key)) return;
-    this.low.add(key);
+    if (this.stopping.signal.aborted) return;
+    this.touch(key);
+    if (!this.normal.has(key)) this.low.add(key);
+  }
+
+  /** The key's snapshot changed; it is rewritten without the key being sent. */
+  touch(key: string): void {
+    if (this.stopping.signal.aborted) return;
+    if (this.options.snapshots) this.dirty.add(key);
     this.wake?.();
   }
 
-  /** Keys waiting or being sent. */
+  /** Keys and snapshots waiting or being sent. */
   get pending(): number {
-    return this.normal.size + this.low.size + this.sending;
+    return this.normal.size + this.low.size + this.dirty.size + this.sending;
   }
 
   start(): void {
@@ -86,21 +106,26 @@ export class KeyPump {
     while (!signal.aborted) {
       const [set, priority] =
         this.normal.size > 0 ? [this.normal, 'normal' as const] : [this.low, 'low' as const];
-      if (set.size === 0) {
+      if (set.size === 0 && this.dirty.size === 0) {
         this.settle();
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = undefined;
         continue;
       }
+      // Every key of the batch was touched when it was added, so taking the dirty set after the
+      // batch covers them all.
       const batch = take(set, this.batchSize);
-      this.sending = batch.length;
+      const dirty = take(this.dirty, Infinity);
+      this.sending = batch.length + dirty.length;
       try {
-        await this.options.sink.addBulk(batch, { priority });
+        await this.writeSnapshots(dirty);
+        if (batch.length > 0) await this.options.sink.addBulk(batch, { priority });
         this.sending = 0;
         this.backoff.reset();
       } catch (err) {
         this.sending = 0;
         if (signal.aborted) break;
+        for (const key of dirty) this.touch(key);
         for (const key of batch) {
           if (priority === 'normal') this.add(key);
           else this.addLow(key);
@@ -108,6 +133,7 @@ export class KeyPump {
         const delayMs = Math.round(this.backoff.next());
         this.log.warn('enqueue failed, keys kept for retry', {
           keys: batch.length,
+          snapshots: dirty.length,
           priority,
           retryInMs: delayMs,
           ...errorFields(err),
@@ -116,6 +142,14 @@ export class KeyPump {
       }
     }
     this.settle();
+  }
+
+  private async writeSnapshots(keys: readonly string[]): Promise<void> {
+    const writer = this.options.snapshots;
+    if (!writer) return;
+    for (let i = 0; i < keys.length; i += this.batchSize) {
+      await writer.write(keys.slice(i, i + this.batchSize));
+    }
   }
 
   private settle(): void {

@@ -6,6 +6,21 @@ import type { KubeObject, ManagedFieldsEntry } from './types.js';
  */
 export type UpdatePredicate<T extends KubeObject = KubeObject> = (old: T, obj: T) => boolean;
 
+/** Whether an object seen being created (not in an initial list) is worth a reconcile. */
+export type AddPredicate<T extends KubeObject = KubeObject> = (obj: T) => boolean;
+
+/**
+ * The object was created or since written by someone other than `fieldManager`, or the server
+ * records no managedFields. A child the operator created itself comes back as an add event that
+ * would only re-run a reconcile that already knows what it made.
+ */
+export function createdByOther(fieldManager: string): AddPredicate {
+  return (obj) => {
+    const entries = obj.metadata.managedFields;
+    return !entries?.length || entries.some((entry) => entry.manager !== fieldManager);
+  };
+}
+
 export const generationChanged: UpdatePredicate = (old, obj) =>
   old.metadata.generation !== obj.metadata.generation;
 
@@ -67,13 +82,14 @@ export function and<T extends KubeObject>(...predicates: UpdatePredicate<T>[]): 
 
 /**
  * What a BackupJob update must change to be worth a reconcile: everything the reconciler reads
- * from the object besides the status it writes itself, plus status written by someone else.
+ * from the object besides what it writes itself (the status and its finalizer), plus status
+ * or finalizers written by someone else.
  */
 export function backupJobUpdatePredicate(fieldManager: string): UpdatePredicate {
   return or(
     generationChanged,
     deletionTimestampChanged,
-    finalizersChanged,
+    and(finalizersChanged, writtenByOther(fieldManager)),
     labelsChanged,
     annotationsChanged,
     ownerReferencesChanged,

@@ -1,13 +1,17 @@
 import type { KubeObject, ManagedFieldsEntry, ObjectMeta } from './types.js';
 
 /**
- * Cache transforms (controller-runtime's TransformFunc): the watcher needs keys and the fields
- * its predicates compare, never specs, statuses or field sets, so caches keep only those. With
- * metadata-only watches the server already leaves spec and status out; the transform drops the
- * rest either way, so memory per object does not depend on what the server sent.
+ * Cache transforms (controller-runtime's TransformFunc). The watcher's caches hold what two
+ * readers need: its predicates (identity, labels, owners, who wrote what) and the workers'
+ * reconciler, which reads the objects from the snapshots built out of these caches (specs,
+ * statuses). Everything else (managedFields' field sets, the last-applied annotation, a Job's
+ * pod template, a CronJob's list of active Jobs) is dropped, so memory here and in Redis does not
+ * depend on what the server sent.
  */
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+type Fields = Record<string, unknown>;
 
 function slimMeta(meta: ObjectMeta): ObjectMeta {
   const annotations = meta.annotations;
@@ -17,6 +21,7 @@ function slimMeta(meta: ObjectMeta): ObjectMeta {
     uid: meta.uid,
     resourceVersion: meta.resourceVersion,
     generation: meta.generation,
+    creationTimestamp: meta.creationTimestamp,
     deletionTimestamp: meta.deletionTimestamp,
     labels: meta.labels,
     annotations:
@@ -28,35 +33,61 @@ function slimMeta(meta: ObjectMeta): ObjectMeta {
   };
 }
 
-/** For Jobs: identity, labels and owners; no managedFields. */
-export function stripToOwnership(obj: KubeObject): KubeObject {
-  return { metadata: slimMeta(obj.metadata) };
+/** The object's kind, its slim metadata with who wrote it, and the given top-level fields. */
+function keep(obj: KubeObject, fields: Fields): KubeObject {
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: { ...slimMeta(obj.metadata), managedFields: writers(obj) },
+    ...fields,
+  } as KubeObject;
 }
 
-/**
- * For CronJobs: also who wrote them (managedFields entries without their field sets), for
- * cronJobUpdatePredicate.
- */
-export function stripToOwnershipAndWriters(obj: KubeObject): KubeObject {
-  return { metadata: { ...slimMeta(obj.metadata), managedFields: writers(obj, () => true) } };
+function field(obj: KubeObject, name: string): Fields | undefined {
+  return (obj as unknown as Fields)[name] as Fields | undefined;
 }
 
-/**
- * For BackupJobs: what the update predicate compares, including who last wrote the status
- * (managedFields entries of the status subresource, without their field sets).
- */
-export function stripToPredicateFields(obj: KubeObject): KubeObject {
-  const statusWrites = writers(obj, (entry) => entry.subresource === 'status');
-  return { metadata: { ...slimMeta(obj.metadata), managedFields: statusWrites } };
+/** For BackupJobs: the whole spec and status, which the reconciler reads and writes. */
+export function stripBackupJob(obj: KubeObject): KubeObject {
+  return keep(obj, { spec: field(obj, 'spec'), status: field(obj, 'status') });
 }
 
-function writers(
-  obj: KubeObject,
-  keep: (entry: ManagedFieldsEntry) => boolean,
-): ManagedFieldsEntry[] | undefined {
-  const entries = obj.metadata.managedFields;
-  if (!entries) return undefined;
-  return entries.filter(keep).map((entry) => ({
+/** For CronJobs: the spec (the owned fields are compared) and the last schedule time. */
+export function stripCronJob(obj: KubeObject): KubeObject {
+  const status = field(obj, 'status');
+  return keep(obj, {
+    spec: field(obj, 'spec'),
+    status: status && { lastScheduleTime: status.lastScheduleTime },
+  });
+}
+
+/** For Jobs: how and when they ended; their spec is the CronJob's template and never read. */
+export function stripJob(obj: KubeObject): KubeObject {
+  const status = field(obj, 'status');
+  return keep(obj, {
+    status: status && {
+      startTime: status.startTime,
+      completionTime: status.completionTime,
+      conditions: (status.conditions as Fields[] | undefined)?.map((c) => ({
+        type: c.type,
+        status: c.status,
+        reason: c.reason,
+        message: c.message,
+        lastTransitionTime: c.lastTransitionTime,
+      })),
+    },
+  });
+}
+
+/** What a snapshot stores of a cached object: all of it but the writers, which only predicates read. */
+export function withoutWriters(obj: KubeObject): KubeObject {
+  const { managedFields: _writers, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
+/** managedFields entries without their field sets: who wrote, how, to which subresource, when. */
+function writers(obj: KubeObject): ManagedFieldsEntry[] | undefined {
+  return obj.metadata.managedFields?.map((entry) => ({
     manager: entry.manager,
     operation: entry.operation,
     subresource: entry.subresource,

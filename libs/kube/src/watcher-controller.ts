@@ -1,27 +1,33 @@
 import { MANAGED_BY_VALUE, LABEL_MANAGED_BY } from '../../api/src/index.js';
-import type { BackoffOptions } from './backoff.js';
+import { ANNOTATION_OWNER_NAME, cronJobName } from '../../reconciler/src/names.js';
+import { sleep, type BackoffOptions } from './backoff.js';
 import { backupJobKeyOfCronJob, backupJobKeyOfJob } from './handler.js';
 import { Informer, type EventHandler } from './informer.js';
 import { KeyPump, type KeySink } from './key-pump.js';
-import { silentLog, type Log } from './log.js';
+import { errorFields, silentLog, type Log } from './log.js';
+import { OwnerIndex } from './owner-index.js';
 import {
   backupJobUpdatePredicate,
+  createdByOther,
   cronJobUpdatePredicate,
   resourceVersionChanged,
+  type AddPredicate,
   type UpdatePredicate,
 } from './predicate.js';
 import { BACKUPJOBS, CRONJOBS, JOBS } from './resource.js';
 import type { RestClient } from './rest.js';
-import {
-  stripToOwnership,
-  stripToOwnershipAndWriters,
-  stripToPredicateFields,
-} from './transform.js';
+import type { SnapshotStore, WorldSnapshot } from './snapshot.js';
+import { stripBackupJob, stripCronJob, stripJob, withoutWriters } from './transform.js';
 import { objectKey, splitKey, type KubeObject } from './types.js';
 
 export interface WatcherControllerOptions {
   readonly rest: RestClient;
   readonly queue: KeySink;
+  /**
+   * Where each BackupJob's snapshot is written before its key is enqueued, for workers to
+   * reconcile from; without one, workers read from the API server.
+   */
+  readonly snapshots?: SnapshotStore;
   /** Namespaces to watch (one watch each per resource); empty → all namespaces. */
   readonly namespaces?: readonly string[];
   /**
@@ -35,18 +41,21 @@ export interface WatcherControllerOptions {
   readonly pageSize?: number;
   readonly watchTimeoutSeconds?: () => number;
   readonly backoff?: BackoffOptions;
-  /** Ask the server for PartialObjectMetadata (default true: the watcher reads only metadata). */
-  readonly metadataOnly?: boolean;
   readonly log?: Log;
 }
 
 /** Children the operator made carry this label; their informers select on it. */
 export const CHILD_SELECTOR = `${LABEL_MANAGED_BY}=${MANAGED_BY_VALUE}`;
 
+/** How often a new term checks whether its informers have synced. */
+const SYNC_POLL_MS = 100;
+
 /**
  * The watcher's controller (controller-runtime's For(BackupJob).Owns(CronJob).Owns(Job)): turns
  * every relevant change into the owning BackupJob's `namespace/name` key. Initial lists, relists
  * of unchanged objects and resyncs go at low priority; real changes at normal priority.
+ * With a snapshot store, every change to a BackupJob or its children also rewrites that
+ * BackupJob's snapshot, whether or not it is worth a reconcile, and always before the key is sent.
  * Runs only while leading: create one per leadership term, stop it when the term ends.
  */
 export class WatcherController {
@@ -55,11 +64,19 @@ export class WatcherController {
   readonly jobs: Informer;
   private readonly pump: KeyPump;
   private readonly log: Log;
+  private readonly jobsByOwner = new OwnerIndex();
   private stopped = false;
 
-  constructor(options: WatcherControllerOptions) {
+  constructor(private readonly options: WatcherControllerOptions) {
     this.log = options.log ?? silentLog;
-    this.pump = new KeyPump({ sink: options.queue, log: this.log });
+    const store = options.snapshots;
+    this.pump = new KeyPump({
+      sink: options.queue,
+      log: this.log,
+      snapshots: store && {
+        write: (keys) => store.write(keys.map((key) => [key, this.snapshot(key)] as const)),
+      },
+    });
     const common = {
       rest: options.rest,
       namespaces: options.namespaces,
@@ -68,38 +85,40 @@ export class WatcherController {
       pageSize: options.pageSize,
       watchTimeoutSeconds: options.watchTimeoutSeconds,
       backoff: options.backoff,
-      metadataOnly: options.metadataOnly ?? true,
       log: this.log,
     };
-    this.backupJobs = new Informer({
-      ...common,
-      resource: BACKUPJOBS,
-      transform: stripToPredicateFields,
-    });
+    this.backupJobs = new Informer({ ...common, resource: BACKUPJOBS, transform: stripBackupJob });
     // Children: a resync of theirs adds nothing the BackupJobs' own resync does not.
     const childCommon = { ...common, labelSelector: CHILD_SELECTOR, resyncPeriodMs: 0 };
-    this.cronJobs = new Informer({
-      ...childCommon,
-      resource: CRONJOBS,
-      transform: stripToOwnershipAndWriters,
-    });
-    this.jobs = new Informer({ ...childCommon, resource: JOBS, transform: stripToOwnership });
+    this.cronJobs = new Informer({ ...childCommon, resource: CRONJOBS, transform: stripCronJob });
+    this.jobs = new Informer({ ...childCommon, resource: JOBS, transform: stripJob });
 
     const fieldManager = options.fieldManager ?? MANAGED_BY_VALUE;
     this.backupJobs.addEventHandler(this.forObject(backupJobUpdatePredicate(fieldManager)));
+    // The index first, so the Jobs' own handler composes snapshots from an index that knows them.
+    this.jobs.addEventHandler({
+      onAdd: (job) => this.jobsByOwner.set(objectKey(job), this.ownerOfJob(job)),
+      onUpdate: (_old, job) => this.jobsByOwner.set(objectKey(job), this.ownerOfJob(job)),
+      onDelete: (job) => this.jobsByOwner.delete(objectKey(job)),
+    });
     this.cronJobs.addEventHandler(
-      this.forOwner(backupJobKeyOfCronJob, cronJobUpdatePredicate(fieldManager)),
-    );
-    this.jobs.addEventHandler(
-      this.forOwner((job) =>
-        backupJobKeyOfJob(job, (ns, name) => this.cronJobs.get(`${ns}/${name}`)),
+      this.forOwner(
+        backupJobKeyOfCronJob,
+        cronJobUpdatePredicate(fieldManager),
+        createdByOther(fieldManager),
       ),
     );
+    this.jobs.addEventHandler(this.forOwner((job) => this.ownerOfJob(job)));
   }
 
+  /**
+   * Starts the watches; keys (and snapshots) go out once every informer has synced, as
+   * controller-runtime starts workers only after WaitForCacheSync: a snapshot written before the
+   * CronJob informer had listed would show a BackupJob without its CronJob.
+   */
   start(): void {
-    this.pump.start();
     for (const informer of this.informers()) informer.start();
+    void this.startPumpWhenSynced();
   }
 
   /** Stops enqueueing at once, then the watches. */
@@ -129,7 +148,10 @@ export class WatcherController {
     return this.pump.whenIdle();
   }
 
-  /** Re-adds every known BackupJob key at low priority, e.g. when the queue lost its data. */
+  /**
+   * Re-adds every known BackupJob key at low priority, e.g. when the queue lost its data; each
+   * snapshot is rewritten before its key goes out, since Redis lost those too.
+   */
   reAddAll(): number {
     let count = 0;
     for (const key of this.backupJobs.keys()) {
@@ -138,6 +160,65 @@ export class WatcherController {
     }
     this.log.info('re-added every key', { keys: count });
     return count;
+  }
+
+  /**
+   * The snapshot of one BackupJob key from the caches as they are now; undefined when the
+   * BackupJob is gone, which deletes the snapshot, so a deleted object is never revived.
+   */
+  snapshot(key: string): WorldSnapshot | undefined {
+    const backupJob = this.backupJobs.get(key);
+    if (!backupJob) return undefined;
+    const { namespace, name } = splitKey(key);
+    const cronJob = this.cronJobs.get(`${namespace}/${cronJobName(name)}`);
+    const jobs: KubeObject[] = [];
+    for (const jobKey of this.jobsByOwner.children(key)) {
+      const job = this.jobs.get(jobKey);
+      if (job) jobs.push(withoutWriters(job));
+    }
+    return {
+      backupJob: withoutWriters(backupJob),
+      ...(cronJob && { cronJob: withoutWriters(cronJob) }),
+      jobs,
+    };
+  }
+
+  private async startPumpWhenSynced(): Promise<void> {
+    while (!this.synced) {
+      if (this.stopped) return;
+      await sleep(SYNC_POLL_MS);
+    }
+    if (this.stopped) return;
+    this.pump.start();
+    if (this.options.snapshots) await this.sweepSnapshots(this.options.snapshots);
+  }
+
+  /**
+   * Deletes the snapshots of BackupJobs that no longer exist (deleted while no watcher led, or
+   * while Redis was unreachable). Each goes through the pump, which composes it at write time,
+   * so a BackupJob created meanwhile keeps its snapshot.
+   */
+  private async sweepSnapshots(store: SnapshotStore): Promise<void> {
+    let stale = 0;
+    try {
+      for await (const key of store.keys()) {
+        if (this.stopped) return;
+        if (this.backupJobs.get(key)) continue;
+        this.pump.touch(key);
+        stale++;
+      }
+      this.log.info('swept snapshots of BackupJobs that are gone', { snapshots: stale });
+    } catch (err) {
+      // Left for the next term; a stale snapshot only costs its Redis memory meanwhile.
+      this.log.warn('could not sweep stale snapshots', { ...errorFields(err) });
+    }
+  }
+
+  /** The Job's BackupJob: the full name annotation first, since a long name's label is shortened. */
+  private ownerOfJob(job: KubeObject): string | undefined {
+    const fullName = job.metadata.annotations?.[ANNOTATION_OWNER_NAME];
+    if (fullName) return `${job.metadata.namespace ?? ''}/${fullName}`;
+    return backupJobKeyOfJob(job, (ns, name) => this.cronJobs.get(`${ns}/${name}`));
   }
 
   private informers(): Informer[] {
@@ -153,6 +234,7 @@ export class WatcherController {
       onUpdate: (old, obj) => {
         if (!resourceVersionChanged(old, obj)) this.enqueueLow(objectKey(obj));
         else if (passes(old, obj)) this.enqueue(objectKey(obj));
+        else this.touch(objectKey(obj));
       },
       onDelete: (obj) => this.enqueue(objectKey(obj)),
     };
@@ -161,23 +243,31 @@ export class WatcherController {
   private forOwner(
     ownerKey: (obj: KubeObject) => string | undefined,
     passes: UpdatePredicate = () => true,
+    addPasses: AddPredicate = () => true,
   ): EventHandler<KubeObject> {
-    const enqueueOwner = (obj: KubeObject, low: boolean) => {
+    const toOwner = (obj: KubeObject, how: 'normal' | 'low' | 'snapshot') => {
       const key = ownerKey(obj);
       if (key === undefined || !splitKey(key).name) return;
-      if (low) this.enqueueLow(key);
-      else this.enqueue(key);
+      if (how === 'normal') this.enqueue(key);
+      else if (how === 'low') this.enqueueLow(key);
+      else this.touch(key);
     };
     return {
-      onAdd: (obj, initial) => enqueueOwner(obj, initial),
+      onAdd: (obj, initial) =>
+        toOwner(obj, initial ? 'low' : addPasses(obj) ? 'normal' : 'snapshot'),
       onUpdate: (old, obj) => {
-        if (!resourceVersionChanged(old, obj) || !passes(old, obj)) return;
+        if (!resourceVersionChanged(old, obj)) return;
         // An owner that changed (adoption, orphaning) concerns both owners.
-        enqueueOwner(old, false);
-        enqueueOwner(obj, false);
+        const how = passes(old, obj) ? 'normal' : 'snapshot';
+        toOwner(old, how);
+        toOwner(obj, how);
       },
-      onDelete: (obj) => enqueueOwner(obj, false),
+      onDelete: (obj) => toOwner(obj, 'normal'),
     };
+  }
+
+  private touch(key: string): void {
+    if (!this.stopped) this.pump.touch(key);
   }
 
   private enqueue(key: string): void {

@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   backupJobUpdatePredicate,
+  createdByOther,
   cronJobUpdatePredicate,
   generationChanged,
   resourceVersionChanged,
@@ -47,9 +48,8 @@ describe('BackupJob update predicate', () => {
     );
   });
 
-  test('passes when finalizers, labels, annotations or ownerReferences change', () => {
+  test('passes when labels, annotations or ownerReferences change', () => {
     const changes: Partial<ObjectMeta>[] = [
-      { finalizers: [] },
       { labels: { team: 'web' } },
       { labels: { team: 'db', extra: 'y' } },
       { annotations: {} },
@@ -62,6 +62,27 @@ describe('BackupJob update predicate', () => {
         JSON.stringify(change),
       );
     }
+  });
+
+  test('passes when someone else changes the finalizers; drops the operator adding its own', () => {
+    const byUser = obj({
+      finalizers: [],
+      resourceVersion: '11',
+      managedFields: [
+        { manager: 'kubectl-edit', operation: 'Update', time: '2026-12-02T10:02:00Z' },
+        ...base.managedFields!,
+      ],
+    });
+    assert.equal(passes(obj(), byUser), true);
+    const byOperator = obj({
+      finalizers: [...base.finalizers!, 'other'],
+      resourceVersion: '11',
+      managedFields: [
+        ...base.managedFields!,
+        { manager: OPERATOR, operation: 'Update', time: '2026-12-02T10:02:00Z' },
+      ],
+    });
+    assert.equal(passes(obj(), byOperator), false);
   });
 
   test("drops the operator's own status writes, however the status changed", () => {
@@ -166,6 +187,17 @@ describe('CronJob update predicate', () => {
     assert.equal(cronJobPasses(cronJob(), cronJob({ ownerReferences: [] })), true);
     const bare = { resourceVersion: '21', managedFields: undefined };
     assert.equal(cronJobPasses(cronJob({ managedFields: undefined }), cronJob(bare)), true);
+  });
+
+  test('a create passes unless only the operator wrote it: it knows what it made', () => {
+    const createdPasses = createdByOther(OPERATOR);
+    assert.equal(createdPasses(cronJob()), false);
+    const edited = [
+      ...created.managedFields!,
+      { manager: 'kubectl-edit', operation: 'Update', time: '2026-12-02T10:00:00Z' },
+    ];
+    assert.equal(createdPasses(cronJob({ managedFields: edited })), true);
+    assert.equal(createdPasses(cronJob({ managedFields: undefined })), true);
   });
 });
 

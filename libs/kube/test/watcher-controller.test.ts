@@ -108,6 +108,7 @@ describe('WatcherController: events to owner keys', () => {
     controller = controllerFor(cluster, sink, { namespaces: [NS] });
     controller.start();
     await eventually(() => controller.synced && controller.healthy, 'controller never synced');
+    await controller.flushed();
   });
   after(async () => {
     await controller.stop();

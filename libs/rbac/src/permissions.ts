@@ -67,7 +67,7 @@ export const permissions: Readonly<Record<Component, readonly PermissionRule[]>>
       resources: [PLURAL],
       verbs: ['get', 'patch'],
       scope: 'cluster',
-      why: 'the reconciler reads the current BackupJob and adds or removes its finalizer',
+      why: 'the reconciler adds or removes the finalizer, and reads the BackupJob when its snapshot cannot settle a run (a CronJob of the name that is not the operator’s)',
     },
     {
       apiGroups: [GROUP],
@@ -88,14 +88,14 @@ export const permissions: Readonly<Record<Component, readonly PermissionRule[]>>
       resources: ['cronjobs'],
       verbs: ['get', 'create', 'patch', 'delete'],
       scope: 'cluster',
-      why: 'the reconciler reads and creates the desired CronJob, patches the fields it owns, and deletes it before a cleanup',
+      why: 'the reconciler creates the desired CronJob, patches the fields it owns, deletes it before a cleanup, and reads one of the name that is not the operator’s',
     },
     {
       apiGroups: ['batch'],
       resources: ['jobs'],
       verbs: ['list', 'create', 'delete'],
       scope: 'cluster',
-      why: 'the reconciler lists the backup runs, and creates and retires the finalizer cleanup Jobs',
+      why: 'the reconciler creates and retires the finalizer cleanup Jobs, and lists the backup runs when it reads from the API server',
     },
     {
       ...EVENTS,

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import type { V1Job } from '@kubernetes/client-node';
+import type { KubeObject } from '../../kube/src/types.js';
+import {
+  stripBackupJob,
+  stripCronJob,
+  stripJob,
+  withoutWriters,
+} from '../../kube/src/transform.js';
+import type { WorldSnapshot } from '../../kube/src/snapshot.js';
+import { Logger } from '../../observability/src/logger.js';
+import { cronJobName } from '../../reconciler/src/index.js';
+import { RedisSnapshotStore } from '../../snapshot/src/index.js';
+import { startRedisServer, type RedisServer } from '../../testing/src/index.js';
+import { createReconcileKey, StaleSnapshotError, type ReconcileKey } from '../src/index.js';
+import {
+  NAMESPACE,
+  config,
+  converge,
+  createBackupJob,
+  finishJob,
+  getBackupJob,
+  getCronJob,
+  sample,
+  startHarness,
+  writesDuring,
+  type Harness,
+} from './support.js';
+
+/** What the watcher would store for the object as the emulator holds it now. */
+const trimmed = (strip: (o: KubeObject) => KubeObject, obj: unknown) =>
+  withoutWriters(strip(structuredClone(obj) as KubeObject));
+
+describe('reconciling from the watcher’s snapshots', () => {
+  let h: Harness;
+  let redis: RedisServer;
+  let client: Redis;
+  let store: RedisSnapshotStore;
+  let fromSnapshots: ReconcileKey;
+
+  const jobsOf = (name: string) =>
+    (h.emu.objects.list('batch/v1', 'Job', NAMESPACE) as unknown as V1Job[]).filter((j) =>
+      j.metadata?.name?.startsWith(name),
+    );
+  const snapshotNow = (name: string): WorldSnapshot => {
+    const cronJob = getCronJob(h, cronJobName(name));
+    return {
+      backupJob: trimmed(stripBackupJob, getBackupJob(h, name)),
+      ...(cronJob && { cronJob: trimmed(stripCronJob, cronJob) }),
+      jobs: jobsOf(name).map((job) => trimmed(stripJob, job)),
+    };
+  };
+
+  before(async () => {
+    [h, redis] = await Promise.all([startHarness(), startRedisServer()]);
+    client = new Redis(redis.url);
+    store = new RedisSnapshotStore(client, 'test');
+    fromSnapshots = createReconcileKey({
+      kubeConfig: h.kc,
+      config,
+      snapshots: store,
+      clock: () => new Date(h.emu.core.clock.now()),
+      logger: new Logger({ sink: () => undefined }),
+      reportingInstance: 'test-worker',
+    });
+  });
+  after(async () => {
+    client.disconnect();
+    await Promise.all([h.stop(), redis.stop()]);
+  });
+
+  test('a new BackupJob converges from its snapshot with no read', async () => {
+    createBackupJob(h, sample('fresh'));
+    await store.write([[`${NAMESPACE}/fresh`, snapshotNow('fresh')]]);
+    const mark = h.emu.core.log.mark();
+    await fromSnapshots(`${NAMESPACE}/fresh`);
+    const verbs = h.emu.core.log.entries({ since: mark }).map((r) => `${r.verb} ${r.resource}`);
+    assert.deepEqual(verbs.sort(), [
+      'create cronjobs',
+      'create events',
+      'patch backupjobs',
+      'patch backupjobs',
+    ]);
+    assert.equal(getBackupJob(h, 'fresh')?.status?.ready, true);
+  });
+
+  test('a missing snapshot means the BackupJob is gone: done, no request', async () => {
+    const mark = h.emu.core.log.mark();
+    assert.equal(await fromSnapshots(`${NAMESPACE}/never-existed`), undefined);
+    assert.deepEqual(h.emu.core.log.entries({ since: mark }), []);
+  });
+
+  test('a stale snapshot makes no wrong write: 409, then the right result on the newer one', async () => {
+    createBackupJob(h, sample('stale'));
+    await converge(h, `${NAMESPACE}/stale`);
+    const staleBackupJob = getBackupJob(h, 'stale');
+    // Someone labels the BackupJob, then a backup finishes. The watcher has seen the Job but
+    // not yet the label: the snapshot's BackupJob is older than the server's.
+    h.emu.objects.patch('ops.example.com/v1alpha1', 'BackupJob', 'stale', NAMESPACE, {
+      metadata: { labels: { team: 'db' } },
+    });
+    const template = getCronJob(h, cronJobName('stale'))!.spec!.jobTemplate;
+    const finishedAt = new Date(h.emu.core.clock.now() - 1000);
+    finishJob(h, template, 'stale-backup-1', 'succeeded', finishedAt);
+    await store.write([
+      [
+        `${NAMESPACE}/stale`,
+        { ...snapshotNow('stale'), backupJob: trimmed(stripBackupJob, staleBackupJob) },
+      ],
+    ]);
+
+    const mark = h.emu.core.log.mark();
+    await assert.rejects(fromSnapshots(`${NAMESPACE}/stale`), StaleSnapshotError);
+    const attempts = h.emu.core.log.entries({ since: mark });
+    assert.deepEqual(
+      attempts.map((r) => `${r.verb} ${r.resource}/${r.subresource ?? ''} ${r.code}`),
+      ['patch backupjobs/status 409'],
+    );
+    const untouched = getBackupJob(h, 'stale');
+    assert.equal(untouched?.status?.lastBackupTime, staleBackupJob?.status?.lastBackupTime);
+    assert.equal(untouched?.metadata.labels?.team, 'db');
+
+    await store.write([[`${NAMESPACE}/stale`, snapshotNow('stale')]]);
+    const writes = await writesDuring(h.emu, () => fromSnapshots(`${NAMESPACE}/stale`));
+    assert.ok(writes.includes('patch backupjobs/status'), writes.join(', '));
+    const after = getBackupJob(h, 'stale');
+    assert.equal(after?.status?.lastBackupTime, finishedAt.toISOString());
+    assert.equal(after?.metadata.labels?.team, 'db');
+  });
+
+  test('a CronJob the snapshot lacks but the API server has is read once, never overwritten', async () => {
+    // A CronJob of the desired name that is not the operator's: its watches never see it.
+    createBackupJob(h, sample('taken'));
+    h.emu.objects.create({
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: cronJobName('taken'), namespace: NAMESPACE },
+      spec: {
+        schedule: '@yearly',
+        jobTemplate: { spec: { template: { spec: { containers: [{ name: 'x', image: 'x' }] } } } },
+      },
+    } as never);
+    await store.write([
+      [
+        `${NAMESPACE}/taken`,
+        { backupJob: trimmed(stripBackupJob, getBackupJob(h, 'taken')), jobs: [] },
+      ],
+    ]);
+    await fromSnapshots(`${NAMESPACE}/taken`).catch(() => undefined);
+    assert.equal(getCronJob(h, cronJobName('taken'))?.spec?.schedule, '@yearly');
+    const ready = getBackupJob(h, 'taken')?.status?.conditions?.find((c) => c.type === 'Ready');
+    assert.equal(ready?.reason, 'CronJobConflict');
+  });
+});

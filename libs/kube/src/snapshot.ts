@@ -1,0 +1,27 @@
+import type { KubeObject } from './types.js';
+
+/**
+ * What one reconcile of a BackupJob reads, as the watcher's informers last saw it: the object,
+ * the CronJob of its name and the Jobs made for it, trimmed by the cache transforms and without
+ * managedFields. A BackupJob that is gone has no snapshot.
+ */
+export interface WorldSnapshot {
+  readonly backupJob: KubeObject;
+  readonly cronJob?: KubeObject;
+  readonly jobs: readonly KubeObject[];
+}
+
+/** Where the watcher keeps snapshots, one per BackupJob key. */
+export interface SnapshotStore {
+  /** Replaces each key's snapshot; `undefined` deletes it. */
+  write(
+    entries: readonly (readonly [key: string, snapshot: WorldSnapshot | undefined])[],
+  ): Promise<void>;
+  /** Every key that has a snapshot, e.g. to find those of BackupJobs deleted while no one watched. */
+  keys(): AsyncIterable<string>;
+}
+
+/** What a worker needs of the store. */
+export interface SnapshotReader {
+  read(key: string): Promise<WorldSnapshot | undefined>;
+}

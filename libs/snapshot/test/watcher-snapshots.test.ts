@@ -1,0 +1,213 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Redis } from 'ioredis';
+import { LABEL_MANAGED_BY, LABEL_OWNER_NAME, MANAGED_BY_VALUE } from '../../api/src/index.js';
+import { collectionPath, CRONJOBS, JOBS } from '../../kube/src/resource.js';
+import type { KeySink } from '../../kube/src/key-pump.js';
+import type { WorldSnapshot } from '../../kube/src/snapshot.js';
+import type { KubeObject } from '../../kube/src/types.js';
+import { WatcherController } from '../../kube/src/watcher-controller.js';
+import { eventually, startCluster, type TestCluster } from '../../kube/test/cluster.js';
+import { cronJobName } from '../../reconciler/src/names.js';
+import { startRedisServer, type RedisServer } from '../../testing/src/index.js';
+import { RedisSnapshotStore } from '../src/index.js';
+
+const NS = 'ops';
+const OTHER_NS = 'dev';
+const OPERATOR = MANAGED_BY_VALUE;
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * A queue that, as each key arrives, records the snapshot Redis holds for it at that moment: what
+ * a worker taking the key at once would reconcile from.
+ */
+class SnapshotCheckingSink implements KeySink {
+  readonly seen: { key: string; snapshot: WorldSnapshot | undefined }[] = [];
+  constructor(private readonly store: RedisSnapshotStore) {}
+
+  async addBulk(keys: Iterable<string>): Promise<void> {
+    for (const key of keys) this.seen.push({ key, snapshot: await this.store.read(key) });
+  }
+
+  last(key: string) {
+    return this.seen.findLast((s) => s.key === key);
+  }
+}
+
+describe('WatcherController writes snapshots for the workers', () => {
+  let cluster: TestCluster;
+  let redis: RedisServer;
+  let client: Redis;
+  let store: RedisSnapshotStore;
+  let sink: SnapshotCheckingSink;
+  let controller: WatcherController;
+
+  const start = () => {
+    const c = new WatcherController({
+      rest: cluster.rest,
+      queue: sink,
+      snapshots: store,
+      namespaces: [NS],
+      fieldManager: OPERATOR,
+      watchdogMs: 1000,
+      backoff: { initialMs: 20, maxMs: 200 },
+    });
+    c.start();
+    return c;
+  };
+  const create = (type: typeof CRONJOBS, body: unknown) =>
+    cluster.rest.request<KubeObject>({ method: 'POST', path: collectionPath(type, NS), body });
+  const snapshotOf = (name: string) => store.read(`${NS}/${name}`);
+
+  before(async () => {
+    [cluster, redis] = await Promise.all([startCluster(), startRedisServer()]);
+    client = new Redis(redis.url);
+    store = new RedisSnapshotStore(client, 'test');
+    sink = new SnapshotCheckingSink(store);
+    // Left by an earlier term: its BackupJob no longer exists.
+    await store.write([[`${NS}/ghost`, { backupJob: { metadata: { name: 'ghost' } }, jobs: [] }]]);
+    await cluster.backupJobs.create(NS, 'pre');
+    controller = start();
+    await eventually(() => controller.synced, 'controller never synced');
+  });
+  after(async () => {
+    await controller.stop();
+    client.disconnect();
+    await Promise.all([cluster.stop(), redis.stop()]);
+  });
+
+  test('a new term writes every snapshot before the key, and sweeps those of BackupJobs gone', async () => {
+    await eventually(() => sink.last(`${NS}/pre`) !== undefined, 'pre never enqueued');
+    assert.equal(sink.last(`${NS}/pre`)?.snapshot?.backupJob.metadata.name, 'pre');
+    await eventually(async () => (await snapshotOf('ghost')) === undefined, 'ghost never swept');
+  });
+
+  test('a change reaches the queue only after a snapshot that shows it', async () => {
+    await cluster.backupJobs.create(NS, 'edited');
+    const patched = await cluster.backupJobs.patch(NS, 'edited', {
+      spec: { retentionDays: 9 },
+    });
+    await eventually(
+      () =>
+        sink.last(`${NS}/edited`)?.snapshot?.backupJob.metadata.resourceVersion ===
+        patched.metadata.resourceVersion,
+      'the spec change never arrived',
+    );
+    for (const { key, snapshot } of sink.seen.filter((s) => s.key === `${NS}/edited`)) {
+      assert.ok(snapshot, `${key} was enqueued without a snapshot`);
+    }
+    const spec = (
+      sink.last(`${NS}/edited`)?.snapshot?.backupJob as { spec?: { retentionDays?: number } }
+    ).spec;
+    assert.equal(spec?.retentionDays, 9);
+  });
+
+  test('the snapshot holds the BackupJob, its CronJob and Jobs, trimmed', async () => {
+    const owner = await cluster.backupJobs.patch(NS, 'pre', {
+      metadata: { annotations: { [LAST_APPLIED]: '{"big":"json"}', note: 'kept' } },
+    });
+    const labels = { [LABEL_MANAGED_BY]: MANAGED_BY_VALUE, [LABEL_OWNER_NAME]: 'pre' };
+    const ownerRef = {
+      apiVersion: 'ops.example.com/v1alpha1',
+      kind: 'BackupJob',
+      name: 'pre',
+      uid: owner.metadata.uid!,
+      controller: true,
+    };
+    await create(CRONJOBS, {
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: cronJobName('pre'), namespace: NS, labels, ownerReferences: [ownerRef] },
+      spec: {
+        schedule: '@daily',
+        jobTemplate: { spec: { template: { spec: { containers: [{ name: 'b', image: 'i' }] } } } },
+      },
+    });
+    for (let i = 1; i <= 3; i++) {
+      await create(JOBS, {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: { name: `pre-${i}`, namespace: NS, labels },
+        spec: {
+          template: { spec: { restartPolicy: 'Never', containers: [{ name: 'b', image: 'i' }] } },
+        },
+      });
+    }
+    await eventually(
+      async () => (await snapshotOf('pre'))?.jobs.length === 3,
+      'the Jobs never reached the snapshot',
+    );
+    const snapshot = (await snapshotOf('pre'))!;
+    assert.equal(snapshot.cronJob?.metadata.name, cronJobName('pre'));
+    assert.equal((snapshot.cronJob as { spec?: { schedule?: string } }).spec?.schedule, '@daily');
+    assert.deepEqual(snapshot.jobs.map((j) => j.metadata.name).sort(), ['pre-1', 'pre-2', 'pre-3']);
+    for (const obj of [snapshot.backupJob, snapshot.cronJob!, ...snapshot.jobs]) {
+      assert.equal(
+        obj.metadata.managedFields,
+        undefined,
+        `${obj.metadata.name} kept managedFields`,
+      );
+    }
+    assert.deepEqual(snapshot.backupJob.metadata.annotations, { note: 'kept' });
+    assert.equal((snapshot.jobs[0] as { spec?: unknown }).spec, undefined);
+  });
+
+  test("the operator's own status write rewrites the snapshot without enqueueing the key", async () => {
+    const before = sink.seen.length;
+    const written = await cluster.backupJobs.patchStatus(NS, 'pre', { message: 'mine' }, OPERATOR);
+    await eventually(
+      async () =>
+        (await snapshotOf('pre'))?.backupJob.metadata.resourceVersion ===
+        written.metadata.resourceVersion,
+      'the snapshot never showed the status write',
+    );
+    await controller.flushed();
+    assert.deepEqual(
+      sink.seen.slice(before).filter((s) => s.key === `${NS}/pre`),
+      [],
+    );
+  });
+
+  test('a deleted BackupJob loses its snapshot before its key is enqueued', async () => {
+    await cluster.backupJobs.create(NS, 'doomed');
+    await eventually(async () => (await snapshotOf('doomed')) !== undefined, 'no snapshot');
+    const before = sink.seen.length;
+    await cluster.backupJobs.delete(NS, 'doomed');
+    await eventually(
+      () => sink.seen.slice(before).some((s) => s.key === `${NS}/doomed`),
+      'the delete never enqueued the key',
+    );
+    assert.equal(sink.last(`${NS}/doomed`)?.snapshot, undefined);
+    assert.equal(await snapshotOf('doomed'), undefined);
+  });
+
+  test('namespaces outside the watched ones get no snapshot', async () => {
+    await cluster.backupJobs.create(OTHER_NS, 'elsewhere');
+    await cluster.backupJobs.create(NS, 'after-elsewhere');
+    await eventually(
+      async () => (await snapshotOf('after-elsewhere')) !== undefined,
+      'no snapshot in the watched namespace',
+    );
+    assert.equal(await store.read(`${OTHER_NS}/elsewhere`), undefined);
+  });
+
+  test('after Redis lost its data, reAddAll rewrites each snapshot before its key', async () => {
+    await controller.flushed();
+    await redis.restartEmpty();
+    await eventually(async () => (await client.ping().catch(() => '')) === 'PONG', 'no Redis');
+    assert.equal(await snapshotOf('pre'), undefined);
+    const before = sink.seen.length;
+    const count = controller.reAddAll();
+    await controller.flushed();
+    const readded = sink.seen.slice(before);
+    assert.equal(readded.length, count);
+    for (const { key, snapshot } of readded) {
+      assert.equal(
+        snapshot?.backupJob.metadata.namespace,
+        NS,
+        `${key} re-added without a snapshot`,
+      );
+    }
+    assert.equal((await snapshotOf('pre'))?.jobs.length, 3);
+  });
+});
