@@ -144,7 +144,13 @@ describe('serveMetrics', () => {
       async () => '# TYPE bullmq_job_count gauge\nbullmq_job_count{queue="q-0",state="wait"} 3',
     );
     metrics.textSources.add(() => Promise.reject(new Error('Redis is unreachable')));
-    const server = await serveMetrics(metrics.registry, 0, '127.0.0.1', metrics.textSources);
+    const server = await serveMetrics(
+      metrics.registry,
+      0,
+      '127.0.0.1',
+      undefined,
+      metrics.textSources,
+    );
     try {
       const { port } = server.address() as AddressInfo;
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
