@@ -108,7 +108,11 @@ test('every flow completes under the chart RBAC with zero 403s', async (t) => {
         spec: {
           schedule: '@yearly',
           jobTemplate: {
-            spec: { template: { spec: { containers: [{ name: 'x', image: 'x' }] } } },
+            spec: {
+              template: {
+                spec: { restartPolicy: 'OnFailure', containers: [{ name: 'x', image: 'x' }] },
+              },
+            },
           },
         },
       });

@@ -139,7 +139,13 @@ describe('reconciling from the watcher’s snapshots', () => {
       metadata: { name: cronJobName('taken'), namespace: NAMESPACE },
       spec: {
         schedule: '@yearly',
-        jobTemplate: { spec: { template: { spec: { containers: [{ name: 'x', image: 'x' }] } } } },
+        jobTemplate: {
+          spec: {
+            template: {
+              spec: { restartPolicy: 'OnFailure', containers: [{ name: 'x', image: 'x' }] },
+            },
+          },
+        },
       },
     } as never);
     await store.write([

@@ -120,7 +120,13 @@ describe('WatcherController writes snapshots for the workers', () => {
       metadata: { name: cronJobName('pre'), namespace: NS, labels, ownerReferences: [ownerRef] },
       spec: {
         schedule: '@daily',
-        jobTemplate: { spec: { template: { spec: { containers: [{ name: 'b', image: 'i' }] } } } },
+        jobTemplate: {
+          spec: {
+            template: {
+              spec: { restartPolicy: 'OnFailure', containers: [{ name: 'b', image: 'i' }] },
+            },
+          },
+        },
       },
     });
     for (let i = 1; i <= 3; i++) {
