@@ -64,13 +64,12 @@ interface World {
 
 type ReadWorld = (namespace: string, name: string) => Promise<World>;
 
-/** A write made on a snapshot met newer state (409, 404): the run backs off for a newer one. */
-export class StaleSnapshotError extends Error {
-  constructor(readonly failure: ApiFailure) {
-    super(`the snapshot was stale: ${failure.reason}: ${failure.message}`);
-    this.name = 'StaleSnapshotError';
-  }
-}
+/**
+ * How soon a run whose snapshot proved stale (409, 404) runs again. Fixed rather than the failure
+ * backoff: the newer snapshot may arrive as a rewrite that sends no key (the operator's own write),
+ * so a key that had backed off far would wait that long after its snapshot was already current.
+ */
+export const STALE_SNAPSHOT_RETRY_MS = 1000;
 
 /** Builds the BackupJob controller's per-key reconcile: read, decide (pure), write. */
 export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
@@ -248,10 +247,10 @@ async function handleFailure(err: unknown, ctx: FailureContext): Promise<QueueRe
     case 'conflict':
     case 'notFound':
       if (ctx.snapshots) {
-        // The watcher has yet to write the newer state: back off (5 ms doubling, the queue's)
-        // until it has, rather than fail again at once on the same snapshot.
-        ctx.log.debug('stale snapshot; retrying after a backoff', fields);
-        throw new StaleSnapshotError(failure);
+        // The watcher has yet to write the newer state: wait for it rather than fail again at
+        // once on the same snapshot.
+        ctx.log.debug('stale snapshot; retrying shortly', fields);
+        return { requeueAfter: STALE_SNAPSHOT_RETRY_MS };
       }
       // Someone wrote in between (or the object went away): read again at once.
       ctx.log.debug('stale read; retrying now', fields);

@@ -14,7 +14,7 @@ import { Logger } from '../../observability/src/logger.js';
 import { cronJobName } from '../../reconciler/src/index.js';
 import { RedisSnapshotStore } from '../../snapshot/src/index.js';
 import { startRedisServer, type RedisServer } from '../../testing/src/index.js';
-import { createReconcileKey, StaleSnapshotError, type ReconcileKey } from '../src/index.js';
+import { createReconcileKey, STALE_SNAPSHOT_RETRY_MS, type ReconcileKey } from '../src/index.js';
 import {
   NAMESPACE,
   config,
@@ -112,7 +112,9 @@ describe('reconciling from the watcher’s snapshots', () => {
     ]);
 
     const mark = h.emu.core.log.mark();
-    await assert.rejects(fromSnapshots(`${NAMESPACE}/stale`), StaleSnapshotError);
+    assert.deepEqual(await fromSnapshots(`${NAMESPACE}/stale`), {
+      requeueAfter: STALE_SNAPSHOT_RETRY_MS,
+    });
     const attempts = h.emu.core.log.entries({ since: mark });
     assert.deepEqual(
       attempts.map((r) => `${r.verb} ${r.resource}/${r.subresource ?? ''} ${r.code}`),

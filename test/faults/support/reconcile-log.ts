@@ -18,6 +18,7 @@ const END_MESSAGES = new Set([
   'reconciled',
   'reconcile aborted',
   'stale read; retrying now',
+  'stale snapshot; retrying shortly',
   'API server asked to retry later',
   'API call failed; backing off',
   'API server rejected a request',
