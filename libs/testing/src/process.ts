@@ -84,7 +84,13 @@ export function startProcess(options: StartOptions): ManagedProcess {
           if (!waiters.has(waiter)) return;
           clearTimeout(timer);
           waiters.delete(waiter);
-          reject(new Error(`${options.name} exited before a line matching ${String(match)}`));
+          // The process's own last words say why it exited; without them the failure is a riddle.
+          const tail = lines.slice(-5).join('\n');
+          reject(
+            new Error(
+              `${options.name} exited (code ${child.exitCode}, signal ${child.signalCode}) before a line matching ${String(match)}; its last lines:\n${tail}`,
+            ),
+          );
         });
       });
     },
