@@ -90,9 +90,37 @@ export async function waitConverged(
       250,
     );
   } catch (err) {
-    const report = [...problems().slice(0, 20), ...processReport(sys)];
+    const lastStart = starts?.();
+    const report = [
+      ...problems()
+        .slice(0, 20)
+        .map((problem) => `${problem} (${history(sys, fleet, problem, lastStart)})`),
+      ...processReport(sys),
+    ];
     throw new Error(`${(err as Error).message}:\n  ${report.join('\n  ')}`, { cause: err });
   }
+}
+
+/**
+ * Where a change stopped, for a failure's message: the object's versions tell whether the API
+ * server has it, and the last run's start whether any worker took the key after the change.
+ */
+function history(
+  sys: OperatorSystem,
+  fleet: Fleet,
+  problem: string,
+  starts: ReadonlyMap<string, number> | undefined,
+): string {
+  const name = problem.slice(0, problem.indexOf(':'));
+  const bj = getBackupJob(sys, NAMESPACE, name);
+  const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : 'never');
+  return [
+    `resourceVersion ${bj?.metadata.resourceVersion}`,
+    `generation ${bj?.metadata.generation}`,
+    `observedGeneration ${bj?.status?.observedGeneration}`,
+    `last change ${iso(fleet.lastChange(name))}`,
+    `last reconcile started ${starts ? iso(starts.get(`${NAMESPACE}/${name}`)) : 'not tracked'}`,
+  ].join(', ');
 }
 
 function describeRun(run: ReconcileRun): string {
