@@ -13,6 +13,10 @@ interface MemoryRow {
   readonly process: string;
   readonly rss: number;
   readonly heapUsed: number;
+  /** V8's committed heap: above heapUsed by what a peak left reserved. */
+  readonly heapTotal: number;
+  /** Memory outside the V8 heap that JS objects hold (Buffers, ArrayBuffers). */
+  readonly external: number;
 }
 
 const MiB = 2 ** 20;
@@ -40,13 +44,18 @@ async function measure(
     }
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     return await Promise.all(
-      sys.processes.map(async (p) => ({
-        objects,
-        system: spec.label,
-        process: p.role,
-        rss: memory(p.proc.child.pid ?? 0).rss,
-        heapUsed: sumOf(await scrape(p.metricsUrl).catch(() => []), 'nodejs_heap_size_used_bytes'),
-      })),
+      sys.processes.map(async (p) => {
+        const metrics = await scrape(p.metricsUrl).catch(() => []);
+        return {
+          objects,
+          system: spec.label,
+          process: p.role,
+          rss: memory(p.proc.child.pid ?? 0).rss,
+          heapUsed: sumOf(metrics, 'nodejs_heap_size_used_bytes'),
+          heapTotal: sumOf(metrics, 'nodejs_heap_size_total_bytes'),
+          external: sumOf(metrics, 'nodejs_external_memory_bytes'),
+        };
+      }),
     );
   } finally {
     await sys.stop();
@@ -109,6 +118,8 @@ export const memoryScenario: Scenario = {
         { key: 'process', label: 'process' },
         { key: 'rss', label: 'RSS (MiB)' },
         { key: 'heap', label: 'V8 heap used (MiB)' },
+        { key: 'heapTotal', label: 'V8 heap committed (MiB)' },
+        { key: 'external', label: 'external (MiB)' },
       ],
       rows: rows.map((r) => ({
         objects: r.objects,
@@ -116,6 +127,8 @@ export const memoryScenario: Scenario = {
         process: r.process,
         rss: round(r.rss / MiB),
         heap: round(r.heapUsed / MiB),
+        heapTotal: round(r.heapTotal / MiB),
+        external: round(r.external / MiB),
       })),
     };
     const marginal: Table = {
