@@ -3,7 +3,8 @@ import { API_VERSION, FINALIZER, KIND, type BackupJob } from '../../api/src/inde
 import type { Action } from '../src/actions.js';
 import { reconcilerConfig } from '../src/config.js';
 import { desiredCronJob } from '../src/desired.js';
-import { reconcile, type ReconcileInput, type ReconcileOutput } from '../src/reconcile.js';
+import { reconcile } from '../src/reconcile.js';
+import type { ReconcileInput, ReconcileOutput } from '../src/world.js';
 import { effectiveSpec } from '../src/spec.js';
 
 export const config = reconcilerConfig({
