@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { KubeObject } from '../../libs/apiserver-emulator/src/index.js';
 import { API_VERSION, KIND } from '../../libs/api/src/index.js';
-import { loadWorkerConfig, queueOptions } from '../../libs/config/src/index.js';
+import { loadWorkerConfig } from '../../libs/config/src/index.js';
+import { queueOptions } from '../../libs/runtime/src/index.js';
 import { WorkQueue } from '../../libs/queue/src/index.js';
 import {
   backupJobCrdDocument,

@@ -1,6 +1,7 @@
 import { parseMetrics, sumOf, type Sample } from '../../bench/lib/prom.js';
 import { API_VERSION, KIND } from '../../libs/api/src/index.js';
-import { loadWorkerConfig, queueOptions } from '../../libs/config/src/index.js';
+import { loadWorkerConfig } from '../../libs/config/src/index.js';
+import { queueOptions } from '../../libs/runtime/src/index.js';
 import { WorkQueue, type ShardDepth } from '../../libs/queue/src/index.js';
 import type { KubeObject } from '../../libs/apiserver-emulator/src/index.js';
 import { isReady, readyProcesses, type Sandbox, type SandboxProcess } from './sandbox.js';

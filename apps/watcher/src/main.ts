@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { loadWatcherConfig } from '../../../libs/config/src/index.js';
-import { runOperatorApp } from '../../../libs/observability/src/nest/index.js';
+import { runOperatorApp } from '../../../libs/runtime/src/index.js';
 import { WatcherModule } from './watcher.module.js';
 
 await runOperatorApp({

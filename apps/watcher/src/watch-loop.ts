@@ -1,13 +1,12 @@
 import type { Server } from 'node:http';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { queueOptions, type WatcherConfig } from '../../../libs/config/src/index.js';
+import type { WatcherConfig } from '../../../libs/config/src/index.js';
 import { WatcherManager } from '../../../libs/kube/src/index.js';
-import type {
-  HealthRegistry,
-  Logger,
-  OperatorMetrics,
-  ShutdownCoordinator,
+import {
+  closeServer,
+  type Logger,
+  type OperatorMetrics,
 } from '../../../libs/observability/src/index.js';
 import {
   CONFIG,
@@ -17,9 +16,12 @@ import {
   REDIS,
   METRICS,
   SHUTDOWN,
+  exitAfterFlush,
+  queueOptions,
+  type HealthRegistry,
   type KubeConnection,
-} from '../../../libs/observability/src/nest/index.js';
-import { closeServer, exitAfterFlush } from '../../../libs/observability/src/index.js';
+  type ShutdownCoordinator,
+} from '../../../libs/runtime/src/index.js';
 import { WorkQueue } from '../../../libs/queue/src/index.js';
 import { serveQueueDashboard } from '../../../libs/queue/src/dashboard.js';
 import { RedisSnapshotStore } from '../../../libs/snapshot/src/index.js';

@@ -1,17 +1,13 @@
 import type { Redis } from 'ioredis';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { queueOptions, type WorkerConfig } from '../../../libs/config/src/index.js';
+import type { WorkerConfig } from '../../../libs/config/src/index.js';
 import {
   createReconcileKey,
   dropInvalidKeys,
   instrumentReconcileKey,
   type ReconcileKey,
 } from '../../../libs/controller/src/index.js';
-import type {
-  Logger,
-  OperatorMetrics,
-  ShutdownCoordinator,
-} from '../../../libs/observability/src/index.js';
+import type { Logger, OperatorMetrics } from '../../../libs/observability/src/index.js';
 import {
   CONFIG,
   KUBE,
@@ -19,8 +15,10 @@ import {
   METRICS,
   REDIS,
   SHUTDOWN,
+  queueOptions,
   type KubeConnection,
-} from '../../../libs/observability/src/nest/index.js';
+  type ShutdownCoordinator,
+} from '../../../libs/runtime/src/index.js';
 import { QueueConsumer } from '../../../libs/queue/src/index.js';
 import { reconcilerConfig } from '../../../libs/reconciler/src/index.js';
 import { RedisSnapshotStore } from '../../../libs/snapshot/src/index.js';
