@@ -1,13 +1,9 @@
 import type { Server } from 'node:http';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import type { WatcherConfig } from '../../../libs/config/src/index.js';
-import { WatcherManager } from '../../../libs/kube/src/index.js';
-import {
-  closeServer,
-  type Logger,
-  type OperatorMetrics,
-} from '../../../libs/observability/src/index.js';
+import type { WatcherConfig } from '#config';
+import { WatcherManager } from '#kube';
+import { closeServer, type Logger, type OperatorMetrics } from '#observability';
 import {
   CONFIG,
   HEALTH,
@@ -21,10 +17,10 @@ import {
   type HealthRegistry,
   type KubeConnection,
   type ShutdownCoordinator,
-} from '../../../libs/runtime/src/index.js';
-import { WorkQueue } from '../../../libs/queue/src/index.js';
-import { serveQueueDashboard } from '../../../libs/queue/src/dashboard.js';
-import { RedisSnapshotStore } from '../../../libs/snapshot/src/index.js';
+} from '#runtime';
+import { WorkQueue } from '#queue';
+import { serveQueueDashboard } from '#queue/dashboard';
+import { RedisSnapshotStore } from '#snapshot';
 
 /**
  * Wires leader election, the informers, the snapshot store and the queue: while this process

@@ -1,5 +1,5 @@
 import type { V1Job } from '@kubernetes/client-node';
-import type { BackupJob } from '../../api/src/index.js';
+import type { BackupJob } from '#api';
 import type { Action, EventSpec } from './actions.js';
 import type { ReconcilerConfig } from './config.js';
 import { CLEANUP_SUCCEEDED, READY, findCondition, type ConditionInput } from './conditions.js';

@@ -1,5 +1,5 @@
 import type { V1CronJob, V1Job } from '@kubernetes/client-node';
-import { API_VERSION, FINALIZER, KIND, type BackupJob } from '../../api/src/index.js';
+import { API_VERSION, FINALIZER, KIND, type BackupJob } from '#api';
 import type { Action } from '../src/actions.js';
 import { reconcilerConfig } from '../src/config.js';
 import { desiredCronJob } from '../src/desired.js';

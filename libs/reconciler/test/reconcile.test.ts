@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { BackupJob } from '../../api/src/index.js';
+import type { BackupJob } from '#api';
 import type { Action } from '../src/actions.js';
 import { findCondition } from '../src/conditions.js';
 import { reportForbidden } from '../src/reconcile.js';

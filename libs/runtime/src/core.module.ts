@@ -1,9 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import type { CommonConfig } from '../../config/src/index.js';
+import type { CommonConfig } from '#config';
 import { HealthRegistry } from './health.js';
-import type { Logger } from '../../observability/src/logger.js';
-import type { OperatorMetrics } from '../../observability/src/metrics.js';
+import type { Logger, OperatorMetrics } from '#observability';
 import { ShutdownCoordinator } from './shutdown.js';
 import { HealthController } from './health.controller.js';
 import { MetricsEndpoint, ShutdownChain } from './lifecycle.js';

@@ -6,10 +6,8 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { Server } from 'node:http';
-import type { CommonConfig } from '../../config/src/index.js';
-import { MetricsAuthorizer } from '../../observability/src/metrics-auth.js';
-import { closeServer, serveMetrics } from '../../observability/src/metrics-server.js';
-import type { OperatorMetrics } from '../../observability/src/metrics.js';
+import type { CommonConfig } from '#config';
+import { MetricsAuthorizer, closeServer, serveMetrics, type OperatorMetrics } from '#observability';
 import type { ShutdownCoordinator } from './shutdown.js';
 import type { KubeConnection } from './kube.provider.js';
 import { CONFIG, KUBE, METRICS, SHUTDOWN } from './tokens.js';

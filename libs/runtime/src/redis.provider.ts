@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 import type { Provider } from '@nestjs/common';
-import { redisOptions, type CommonConfig } from '../../config/src/index.js';
+import { redisOptions, type CommonConfig } from '#config';
 import { redisPingCheck, type HealthRegistry } from './health.js';
-import type { Logger } from '../../observability/src/logger.js';
+import type { Logger } from '#observability';
 import type { ShutdownCoordinator } from './shutdown.js';
 import { CONFIG, HEALTH, LOGGER, SHUTDOWN, REDIS } from './tokens.js';
 

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Logger } from '../../observability/src/index.js';
+import { Logger } from '#observability';
 import { HealthRegistry, ShutdownCoordinator, redisPingCheck } from '../src/index.js';
 
 function quietLogger() {
