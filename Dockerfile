@@ -29,6 +29,8 @@ WORKDIR /app
 # Owned by root and not writable by the process: the chart also mounts the root filesystem read-only.
 COPY package.json ./
 COPY --from=production-dependencies /app/node_modules ./node_modules
+# dist/package.json, written by the build, maps the #names the compiled files import (#queue, …) to
+# the files beside them.
 COPY --from=build /app/dist ./dist
 # The image's unprivileged "node" user, by number so that Kubernetes can verify runAsNonRoot.
 USER 1000:1000

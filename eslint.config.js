@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import house from './scripts/library-boundaries.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'coverage/**'] },
@@ -26,5 +27,10 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
     },
+  },
+  {
+    files: ['**/*.ts'],
+    plugins: { house },
+    rules: { 'house/relative-imports-stay-inside': 'error' },
   },
 );

@@ -1,6 +1,14 @@
 // tsc emits only JavaScript; the runtime also needs the non-TypeScript files that sit beside the
 // sources (Lua scripts loaded by the queue, shell scripts, YAML fixtures), at the same relative place.
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
 // OUT_DIR lets several builds of one tree live side by side (the same variable run-tests reads).
@@ -31,6 +39,21 @@ function walk(dir) {
 }
 
 for (const root of roots) walk(root);
+
+// The compiled files import each other by the names of package.json "imports" (#queue, ...), which
+// Node resolves from the nearest package.json. One in the output folder maps each name to the
+// compiled file beside it, so a build runs wherever OUT_DIR puts it.
+const { imports } = JSON.parse(readFileSync('package.json', 'utf8'));
+const compiled = {};
+for (const [name, target] of Object.entries(imports)) {
+  if (!target.default.startsWith('./dist/'))
+    throw new Error(`package.json imports ${name}: "default" must point into ./dist/`);
+  compiled[name] = `./${target.default.slice('./dist/'.length)}`;
+}
+const manifest = `${JSON.stringify({ type: 'module', imports: compiled }, null, 2)}\n`;
+const manifestPath = join(outDir, 'package.json');
+if (!existsSync(manifestPath) || readFileSync(manifestPath, 'utf8') !== manifest)
+  writeFileSync(manifestPath, manifest);
 
 // An output folder outside the repository cannot resolve packages by walking up to node_modules.
 const linked = join(outDir, 'node_modules');

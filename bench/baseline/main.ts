@@ -24,7 +24,7 @@ import {
   PLURAL,
   VERSION,
   type BackupJob,
-} from '../../libs/api/src/index.js';
+} from '#api';
 import {
   backupJobKeyOfCronJob,
   backupJobKeyOfJob,
@@ -32,22 +32,22 @@ import {
   objectKey,
   splitKey,
   type KubeObject,
-} from '../../libs/kube/src/index.js';
+} from '#kube';
 import {
   ActionExecutor,
   createKubeClients,
   EventRecorder,
   REPORTING_CONTROLLER,
-} from '../../libs/controller/src/index.js';
-import { createOperatorMetrics, Logger, serveMetrics } from '../../libs/observability/src/index.js';
-import { WorkQueueMetrics } from '../../libs/queue/src/index.js';
+} from '#controller';
+import { createOperatorMetrics, Logger, serveMetrics } from '#observability';
+import { WorkQueueMetrics } from '#queue';
 import {
   cronJobName,
   ownerLabelValue,
   reconcile,
   reconcilerConfig,
   type Result,
-} from '../../libs/reconciler/src/index.js';
+} from '#reconciler';
 import { RateLimitingQueue } from './workqueue.js';
 
 const CONTROLLER = 'backupjob';

@@ -1,4 +1,4 @@
-import type { WorkQueueMetrics } from '../../libs/queue/src/index.js';
+import type { WorkQueueMetrics } from '#queue';
 
 /** client-go's ItemExponentialFailureRateLimiter: base·2^failures per item, capped. */
 export class ItemExponentialFailureRateLimiter<T> {

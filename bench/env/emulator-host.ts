@@ -7,15 +7,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  API_VERSION,
-  backupJobCrd,
-  FINALIZER,
-  KIND,
-  type BackupJob,
-} from '../../libs/api/src/index.js';
-import { start, type KubeObject } from '../../libs/apiserver-emulator/src/index.js';
-import { cronJobName, reconcile, reconcilerConfig } from '../../libs/reconciler/src/index.js';
+import { API_VERSION, backupJobCrd, FINALIZER, KIND, type BackupJob } from '#api';
+import { start, type KubeObject } from '#apiserver-emulator';
+import { cronJobName, reconcile, reconcilerConfig } from '#reconciler';
 import { Tracker, type TrackedBackupJob } from './tracker.js';
 import type { HostRequest, HostResponse, Ops } from './emulator-protocol.js';
 

@@ -1,7 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { scrape, sumOf } from '../lib/prom.js';
-import { freePort, startProcess, type ManagedProcess } from '../../libs/testing/src/index.js';
-import { startRedisServer, type RedisServer } from '../../libs/testing/src/redis-server.js';
+import {
+  freePort,
+  startProcess,
+  type ManagedProcess,
+  startRedisServer,
+  type RedisServer,
+} from '#testing';
 
 const node = process.execPath;
 const dist = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));

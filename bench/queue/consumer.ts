@@ -6,7 +6,7 @@
  * time the process used since `ready`).
  */
 import { Worker } from 'bullmq';
-import { QueueConsumer, type QueueOptions } from '../../libs/queue/src/index.js';
+import { QueueConsumer, type QueueOptions } from '#queue';
 
 export interface BenchConsumerConfig {
   kind: 'queue' | 'bullmq';

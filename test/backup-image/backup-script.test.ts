@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync
 import { basename, join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { freePort } from '../../libs/testing/src/ports.js';
+import { freePort } from '#testing';
 import {
   MARIADB,
   POSTGRES,

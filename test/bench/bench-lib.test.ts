@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RateLimitingQueue } from '../../bench/baseline/workqueue.js';
-import { Tracker } from '../../bench/env/tracker.js';
-import {
-  fractionAtMost,
-  histogramQuantile,
-  parseMetrics,
-  bucketsOf,
-  sumOf,
-} from '../../bench/lib/prom.js';
-import { quantile, summarize } from '../../bench/lib/stats.js';
+import { RateLimitingQueue } from '#bench/baseline/workqueue';
+import { Tracker } from '#bench/env/tracker';
+import { fractionAtMost, histogramQuantile, parseMetrics, bucketsOf, sumOf } from '#bench/lib/prom';
+import { quantile, summarize } from '#bench/lib/stats';
 
 describe('stats', () => {
   test('quantiles interpolate between closest ranks', () => {

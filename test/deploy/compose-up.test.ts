@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import { after, test } from 'node:test';
-import { eventually, freePort, runCommand } from '../../libs/testing/src/index.js';
+import { eventually, freePort, runCommand } from '#testing';
 
 // docker-compose.yml with docker-compose.emulator.yml, brought up and down with podman-compose the
 // way its header tells a newcomer with no cluster, then used with the real kubectl.

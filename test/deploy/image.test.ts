@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { API_VERSION, KIND } from '../../libs/api/src/index.js';
+import { API_VERSION, KIND } from '#api';
 import {
   eventually,
   freePort,
@@ -10,8 +10,8 @@ import {
   runCommand,
   startOperatorSystem,
   type OperatorSystem,
-} from '../../libs/testing/src/index.js';
-import { isReady } from '../../tools/dev/sandbox.js';
+} from '#testing';
+import { isReady } from '#tools/dev/sandbox';
 
 // The image as the cluster runs it: built from the Dockerfile by `make docker-build` (podman here,
 // scripts/install-podman.sh), then the watcher and a worker started from it with the chart's pod

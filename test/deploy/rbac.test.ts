@@ -2,8 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
-import { COMPONENTS, type Component } from '../../libs/rbac/src/permissions.js';
-import { CONFIG_NAMESPACE, policyRules, type PolicyRule } from '../../libs/rbac/src/render.js';
+import { COMPONENTS, type Component, CONFIG_NAMESPACE, policyRules, type PolicyRule } from '#rbac';
 import { CHART, NAMESPACE, findObject, renderChart, type KubeObject } from './support/helm.js';
 
 type Role = KubeObject & { rules: PolicyRule[] };

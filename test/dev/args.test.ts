@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseDevArgs } from '../../tools/dev/args.js';
+import { parseDevArgs } from '#tools/dev/args';
 
 describe('npm run dev arguments', () => {
   test('defaults: two workers, no simulation, a day per minute when simulating, state in .dev', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { summaryBlock, summaryLine } from '../../tools/dev/format.js';
-import type { Snapshot } from '../../tools/dev/status.js';
+import { summaryBlock, summaryLine } from '#tools/dev/format';
+import type { Snapshot } from '#tools/dev/status';
 
 const snapshot: Snapshot = {
   at: new Date('2026-05-29T02:10:05Z'),

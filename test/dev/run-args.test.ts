@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { parseRunArgs } from '../../tools/run/args.js';
-import { currentCluster } from '../../tools/run/cluster.js';
+import { parseRunArgs } from '#tools/run/args';
+import { currentCluster } from '#tools/run/cluster';
 
 test('make run takes 1 to 16 workers and names the flag of a bad value', () => {
   assert.deepEqual(parseRunArgs([]), { workers: 1, help: false });

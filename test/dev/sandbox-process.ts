@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startProcess, type ManagedProcess } from '../../libs/testing/src/process.js';
+import { startProcess, type ManagedProcess } from '#testing';
 
 /** The built entry point of `npm run dev` (what the npm script runs after the build). */
 export const DEV_ENTRY = fileURLToPath(new URL('../../tools/dev/main.js', import.meta.url));

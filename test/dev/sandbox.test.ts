@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { eventually } from '../../libs/testing/src/eventually.js';
-import { startProcess } from '../../libs/testing/src/process.js';
+import { eventually, startProcess } from '#testing';
 import {
   alive,
   DEV_ENTRY,

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { KubeObject } from '../../libs/apiserver-emulator/src/index.js';
-import { API_VERSION, KIND } from '../../libs/api/src/index.js';
-import { loadWorkerConfig, queueOptions } from '../../libs/config/src/index.js';
-import { WorkQueue } from '../../libs/queue/src/index.js';
-import {
-  backupJobCrdDocument,
-  startOperatorSystem,
-  type OperatorSystem,
-} from '../../libs/testing/src/operator-system.js';
+import type { KubeObject } from '#apiserver-emulator';
+import { API_VERSION, KIND } from '#api';
+import { loadWorkerConfig } from '#config';
+import { queueOptions } from '#runtime';
+import { WorkQueue } from '#queue';
+import { backupJobCrdDocument, startOperatorSystem, type OperatorSystem } from '#testing';
 import {
   backupJobManifest,
   condition,

@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { stringify } from 'yaml';
-import type { KubeObject } from '../../libs/apiserver-emulator/src/index.js';
-import {
-  startOperatorSystem,
-  type OperatorSystem,
-} from '../../libs/testing/src/operator-system.js';
-import type { ManagedProcess } from '../../libs/testing/src/process.js';
+import type { KubeObject } from '#apiserver-emulator';
+import { startOperatorSystem, type OperatorSystem, type ManagedProcess } from '#testing';
 import {
   backupJobManifest,
   capture,

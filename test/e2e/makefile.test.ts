@@ -5,10 +5,10 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { API_VERSION, KIND } from '../../libs/api/src/index.js';
-import { start, type Emulator } from '../../libs/apiserver-emulator/src/index.js';
-import { eventually, runCommand } from '../../libs/testing/src/index.js';
-import { isReady } from '../../tools/dev/sandbox.js';
+import { API_VERSION, KIND } from '#api';
+import { start, type Emulator } from '#apiserver-emulator';
+import { eventually, runCommand } from '#testing';
+import { isReady } from '#tools/dev/sandbox';
 
 // The Kubebuilder habits, run as a user types them, against the emulator as the current cluster:
 // make help, make install / uninstall, make run, make deploy IMG=... / undeploy.

@@ -5,15 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import type { KubeObject } from '../../libs/apiserver-emulator/src/index.js';
-import { selfSignedCertificate } from '../../libs/apiserver-emulator/src/tls.js';
+import { type KubeObject, selfSignedCertificate } from '#apiserver-emulator';
 import {
   OPERATOR_NAMESPACE,
   operatorRbacDocuments,
   startOperatorSystem,
   type OperatorSystem,
-} from '../../libs/testing/src/operator-system.js';
-import type { ManagedProcess } from '../../libs/testing/src/process.js';
+  type ManagedProcess,
+} from '#testing';
 import { helm, templateArgs } from '../deploy/support/helm.js';
 import { eventually } from './support.js';
 

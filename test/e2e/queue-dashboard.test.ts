@@ -2,12 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { freePort } from '../../libs/testing/src/ports.js';
-import {
-  startOperatorSystem,
-  type OperatorSystem,
-} from '../../libs/testing/src/operator-system.js';
-import type { ManagedProcess } from '../../libs/testing/src/process.js';
+import { freePort, startOperatorSystem, type OperatorSystem, type ManagedProcess } from '#testing';
 import { backupJobManifest, eventually, isConverged } from './support.js';
 
 // The watcher and the workers move keys through BullMQ queues, one per shard; the watcher serves

@@ -1,18 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { RequestRecord } from '../../libs/apiserver-emulator/src/index.js';
-import { API_VERSION, KIND } from '../../libs/api/src/index.js';
-import {
-  permissions,
-  type Component,
-  type PermissionRule,
-} from '../../libs/rbac/src/permissions.js';
-import { cronJobName } from '../../libs/reconciler/src/index.js';
-import {
-  OPERATOR_NAMESPACE,
-  startOperatorSystem,
-  type OperatorSystem,
-} from '../../libs/testing/src/operator-system.js';
+import type { RequestRecord } from '#apiserver-emulator';
+import { API_VERSION, KIND } from '#api';
+import { permissions, type Component, type PermissionRule } from '#rbac';
+import { cronJobName } from '#reconciler';
+import { OPERATOR_NAMESPACE, startOperatorSystem, type OperatorSystem } from '#testing';
 import {
   USERS,
   backupJobManifest,

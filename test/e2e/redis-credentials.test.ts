@@ -3,12 +3,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { selfSignedCertificate } from '../../libs/apiserver-emulator/src/tls.js';
+import { selfSignedCertificate } from '#apiserver-emulator';
 import {
   startOperatorSystem,
   type OperatorSystem,
-} from '../../libs/testing/src/operator-system.js';
-import { startRedisServer, type RedisServer } from '../../libs/testing/src/redis-server.js';
+  startRedisServer,
+  type RedisServer,
+} from '#testing';
 import { backupJobManifest, eventually, isConverged } from './support.js';
 
 // The queue's Redis as production should run it: TLS (rediss://, the server's certificate trusted

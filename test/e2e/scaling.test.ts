@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { API_VERSION, KIND } from '../../libs/api/src/index.js';
-import {
-  startOperatorSystem,
-  type OperatorSystem,
-} from '../../libs/testing/src/operator-system.js';
-import type { ManagedProcess } from '../../libs/testing/src/process.js';
+import { API_VERSION, KIND } from '#api';
+import { startOperatorSystem, type OperatorSystem, type ManagedProcess } from '#testing';
 import {
   backupJobManifest,
   eventually,

@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { stringify } from 'yaml';
-import type { KubeObject } from '../../libs/apiserver-emulator/src/index.js';
-import { DEFAULT_BACKUP_IMAGE } from '../../libs/config/src/index.js';
-import { cronJobName } from '../../libs/reconciler/src/index.js';
-import {
-  startOperatorSystem,
-  type OperatorSystem,
-} from '../../libs/testing/src/operator-system.js';
+import type { KubeObject } from '#apiserver-emulator';
+import { DEFAULT_BACKUP_IMAGE } from '#config';
+import { cronJobName } from '#reconciler';
+import { startOperatorSystem, type OperatorSystem } from '#testing';
 import { renderChart } from '../deploy/support/helm.js';
 import {
   USERS,

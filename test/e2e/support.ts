@@ -1,13 +1,13 @@
-import type { KubeObject, RequestRecord } from '../../libs/apiserver-emulator/src/index.js';
-import { API_VERSION, KIND } from '../../libs/api/src/index.js';
-import { cleanupJobName, cronJobName } from '../../libs/reconciler/src/index.js';
+import type { KubeObject, RequestRecord } from '#apiserver-emulator';
+import { API_VERSION, KIND } from '#api';
+import { cleanupJobName, cronJobName } from '#reconciler';
 import {
   OPERATOR_NAMESPACE,
   type OperatorSystem,
   type KubectlResult,
-} from '../../libs/testing/src/operator-system.js';
-import { eventually } from '../../libs/testing/src/eventually.js';
-import type { ManagedProcess } from '../../libs/testing/src/process.js';
+  eventually,
+  type ManagedProcess,
+} from '#testing';
 
 export { eventually };
 

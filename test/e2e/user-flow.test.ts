@@ -2,10 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import {
-  startOperatorSystem,
-  type OperatorSystem,
-} from '../../libs/testing/src/operator-system.js';
+import { startOperatorSystem, type OperatorSystem } from '#testing';
 import {
   capture,
   condition,

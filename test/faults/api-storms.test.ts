@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ErrorFault } from '../../libs/apiserver-emulator/src/index.js';
-import type { ManagedProcess } from '../../libs/testing/src/process.js';
+import type { ErrorFault } from '#apiserver-emulator';
+import type { ManagedProcess } from '#testing';
 import { eventually, metricValue, scrapeMetrics, USERS } from '../e2e/support.js';
 import { assertConvergedEndState, startConvergedFaultSystem } from './support/convergence.js';
 import { waitForLeader, type FaultSystem } from './support/system.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
-import type { ManagedProcess } from '../../libs/testing/src/process.js';
+import type { ManagedProcess } from '#testing';
 import { eventually, USERS } from '../e2e/support.js';
 import { assertConvergedEndState, waitConverged } from './support/convergence.js';
 import { reconcileRuns } from './support/reconcile-log.js';

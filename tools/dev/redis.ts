@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { startRedisServer, type RedisServer } from '../../libs/testing/src/redis-server.js';
+import { startRedisServer, type RedisServer } from '#testing';
 
 export interface SandboxRedis {
   url: string;

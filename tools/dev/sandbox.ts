@@ -8,14 +8,9 @@ import {
 } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { API_VERSION, KIND } from '../../libs/api/src/index.js';
-import { ScheduleAccelerator } from '../../libs/apiserver-emulator/src/controllers/schedule-accelerator.js';
-import type { KubeObject } from '../../libs/apiserver-emulator/src/index.js';
-import {
-  startOperatorSystem,
-  type OperatorSystem,
-} from '../../libs/testing/src/operator-system.js';
-import type { ManagedProcess } from '../../libs/testing/src/process.js';
+import { API_VERSION, KIND } from '#api';
+import { ScheduleAccelerator, type KubeObject } from '#apiserver-emulator';
+import { startOperatorSystem, type OperatorSystem, type ManagedProcess } from '#testing';
 import type { DevOptions } from './args.js';
 import { sandboxRedis, type SandboxRedis } from './redis.js';
 

@@ -1,8 +1,9 @@
-import { parseMetrics, sumOf, type Sample } from '../../bench/lib/prom.js';
-import { API_VERSION, KIND } from '../../libs/api/src/index.js';
-import { loadWorkerConfig, queueOptions } from '../../libs/config/src/index.js';
-import { WorkQueue, type ShardDepth } from '../../libs/queue/src/index.js';
-import type { KubeObject } from '../../libs/apiserver-emulator/src/index.js';
+import { parseMetrics, sumOf, type Sample } from '#bench/lib/prom';
+import { API_VERSION, KIND } from '#api';
+import { loadWorkerConfig } from '#config';
+import { queueOptions } from '#runtime';
+import { WorkQueue, type ShardDepth } from '#queue';
+import type { KubeObject } from '#apiserver-emulator';
 import { isReady, readyProcesses, type Sandbox, type SandboxProcess } from './sandbox.js';
 
 export interface BackupJobSummary {

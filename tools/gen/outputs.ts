@@ -1,10 +1,9 @@
 import { stringify } from 'yaml';
-import { renderApiDoc } from '../../libs/api/gen/docs.js';
-import { renderTypes } from '../../libs/api/gen/types.js';
-import { backupJobCrd } from '../../libs/api/src/crd.js';
-import { rbacFiles } from '../../libs/rbac/src/render.js';
-import { backupJobSchema, specSchema, statusSchema } from '../../libs/api/src/schema.js';
-import type { JSONSchemaProps } from '../../libs/api/src/json-schema.js';
+import { renderApiDoc, renderTypes } from '#api/gen';
+import { backupJobCrd } from '#api';
+import { rbacFiles } from '#rbac';
+import { backupJobSchema, specSchema, statusSchema } from '#api';
+import type { JSONSchemaProps } from '#api';
 
 /** A file derived from a source of truth in the code; `npm run gen` writes it, `gen:check` compares. */
 export interface GeneratedFile {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../libs/testing/src/ports.js';
+import { freePort } from '#testing';
 import { sandboxRedis, type SandboxRedis } from '../dev/redis.js';
 import { parseRunArgs, USAGE, type RunOptions } from './args.js';
 import { currentCluster } from './cluster.js';

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { loadWatcherConfig } from '../../../libs/config/src/index.js';
-import { runOperatorApp } from '../../../libs/observability/src/nest/index.js';
+import { loadWatcherConfig } from '#config';
+import { runOperatorApp } from '#runtime';
 import { WatcherModule } from './watcher.module.js';
 
 await runOperatorApp({

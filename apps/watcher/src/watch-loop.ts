@@ -1,14 +1,9 @@
 import type { Server } from 'node:http';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { queueOptions, type WatcherConfig } from '../../../libs/config/src/index.js';
-import { WatcherManager } from '../../../libs/kube/src/index.js';
-import type {
-  HealthRegistry,
-  Logger,
-  OperatorMetrics,
-  ShutdownCoordinator,
-} from '../../../libs/observability/src/index.js';
+import type { WatcherConfig } from '#config';
+import { WatcherManager } from '#kube';
+import { closeServer, type Logger, type OperatorMetrics } from '#observability';
 import {
   CONFIG,
   HEALTH,
@@ -17,12 +12,15 @@ import {
   REDIS,
   METRICS,
   SHUTDOWN,
+  exitAfterFlush,
+  queueOptions,
+  type HealthRegistry,
   type KubeConnection,
-} from '../../../libs/observability/src/nest/index.js';
-import { closeServer, exitAfterFlush } from '../../../libs/observability/src/index.js';
-import { WorkQueue } from '../../../libs/queue/src/index.js';
-import { serveQueueDashboard } from '../../../libs/queue/src/dashboard.js';
-import { RedisSnapshotStore } from '../../../libs/snapshot/src/index.js';
+  type ShutdownCoordinator,
+} from '#runtime';
+import { WorkQueue } from '#queue';
+import { serveQueueDashboard } from '#queue/dashboard';
+import { RedisSnapshotStore } from '#snapshot';
 
 /**
  * Wires leader election, the informers, the snapshot store and the queue: while this process

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { loadWorkerConfig } from '../../../libs/config/src/index.js';
-import { runOperatorApp } from '../../../libs/observability/src/nest/index.js';
+import { loadWorkerConfig } from '#config';
+import { runOperatorApp } from '#runtime';
 import { WorkerModule } from './worker.module.js';
 
 await runOperatorApp({

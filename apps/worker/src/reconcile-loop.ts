@@ -1,17 +1,13 @@
 import type { Redis } from 'ioredis';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { queueOptions, type WorkerConfig } from '../../../libs/config/src/index.js';
+import type { WorkerConfig } from '#config';
 import {
   createReconcileKey,
   dropInvalidKeys,
   instrumentReconcileKey,
   type ReconcileKey,
-} from '../../../libs/controller/src/index.js';
-import type {
-  Logger,
-  OperatorMetrics,
-  ShutdownCoordinator,
-} from '../../../libs/observability/src/index.js';
+} from '#controller';
+import type { Logger, OperatorMetrics } from '#observability';
 import {
   CONFIG,
   KUBE,
@@ -19,11 +15,13 @@ import {
   METRICS,
   REDIS,
   SHUTDOWN,
+  queueOptions,
   type KubeConnection,
-} from '../../../libs/observability/src/nest/index.js';
-import { QueueConsumer } from '../../../libs/queue/src/index.js';
-import { reconcilerConfig } from '../../../libs/reconciler/src/index.js';
-import { RedisSnapshotStore } from '../../../libs/snapshot/src/index.js';
+  type ShutdownCoordinator,
+} from '#runtime';
+import { QueueConsumer } from '#queue';
+import { reconcilerConfig } from '#reconciler';
+import { RedisSnapshotStore } from '#snapshot';
 
 /**
  * Wires the queue consumer to the BackupJob controller: keys from this worker's shards go to

@@ -10,7 +10,7 @@ import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort } from '../../testing/src/ports.js';
+import { freePort } from '#testing';
 
 const { values } = parseArgs({
   options: {

@@ -17,7 +17,7 @@ import { clone } from './util.js';
 import { ObjectClient } from './client.js';
 import { Controllers, type ControllerOptions } from './controllers/index.js';
 import { EmulatorCore, type CoreOptions } from './core.js';
-import { CONTROL_PREFIX, handleControl } from './http/control.js';
+import { CONTROL_PREFIX, handleControl, type ControlTarget } from './http/control.js';
 import { handle } from './http/handler.js';
 import { kubeconfigText } from './kubeconfig.js';
 import { selfSignedCertificate } from './tls.js';
@@ -44,7 +44,7 @@ export interface StartOptions extends CoreOptions {
  * A running emulator. `core` holds the state and every control surface; the methods here
  * manage the HTTP listener and credentials.
  */
-export class Emulator {
+export class Emulator implements ControlTarget {
   readonly objects: ObjectClient;
   readonly controllers: Controllers;
   private server: Server | undefined;

@@ -2,6 +2,8 @@ export { start, Emulator, type StartOptions } from './emulator.js';
 export { EmulatorCore, type CoreOptions } from './core.js';
 export { ObjectClient } from './client.js';
 export { ADMIN, ADMIN_TOKEN } from './authn.js';
+export { selfSignedCertificate } from './tls.js';
+export { ScheduleAccelerator } from './controllers/schedule-accelerator.js';
 export type { ErrorFault, LatencyFault, FaultMatch } from './faults.js';
 export type { WatchMatch } from './http/watch-hub.js';
 export type { RequestRecord, RequestFilter } from './request-log.js';

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { freePort, startProcess } from '../../testing/src/index.js';
+import { freePort, startProcess } from '#testing';
 
 function post(
   port: number,

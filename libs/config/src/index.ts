@@ -5,4 +5,3 @@ export * from './redis.js';
 export * from './watcher.js';
 export * from './worker.js';
 export { configSummary } from './summary.js';
-export { queueOptions } from './queue-options.js';

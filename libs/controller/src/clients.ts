@@ -9,7 +9,7 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
-import { MANAGED_BY_VALUE } from '../../api/src/index.js';
+import { MANAGED_BY_VALUE } from '#api';
 
 /**
  * The API server names the field manager of a write without `fieldManager` after the User-Agent

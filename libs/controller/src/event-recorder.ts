@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PatchStrategy, V1MicroTime, type EventsV1Event } from '@kubernetes/client-node';
-import type { BackupJob } from '../../api/src/index.js';
-import type { EventSpec } from '../../reconciler/src/index.js';
+import type { BackupJob } from '#api';
+import type { EventSpec } from '#reconciler';
 import { isNotFound } from './api-error.js';
 import type { KubeClients } from './clients.js';
 

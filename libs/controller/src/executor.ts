@@ -1,14 +1,7 @@
 import { PatchStrategy, type V1DeleteOptions } from '@kubernetes/client-node';
-import {
-  FINALIZER,
-  GROUP,
-  PLURAL,
-  VERSION,
-  type BackupJob,
-  type BackupJobStatus,
-} from '../../api/src/index.js';
-import type { Action } from '../../reconciler/src/index.js';
-import type { Logger } from '../../observability/src/logger.js';
+import { FINALIZER, GROUP, PLURAL, VERSION, type BackupJob, type BackupJobStatus } from '#api';
+import type { Action } from '#reconciler';
+import type { Logger } from '#observability';
 import { isNotFound } from './api-error.js';
 import type { KubeClients } from './clients.js';
 import type { EventRecorder } from './event-recorder.js';

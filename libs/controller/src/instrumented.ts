@@ -1,5 +1,5 @@
-import type { ReconcileRecorder } from '../../observability/src/metrics.js';
-import { isTerminalError, type Result } from '../../queue/src/result.js';
+import type { ReconcileRecorder } from '#observability';
+import { isTerminalError, type Result } from '#queue';
 import type { ReconcileKey } from './reconcile-key.js';
 
 /**

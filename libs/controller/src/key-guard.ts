@@ -1,5 +1,4 @@
-import type { Logger } from '../../observability/src/logger.js';
-import type { ReconcileRecorder } from '../../observability/src/metrics.js';
+import type { Logger, ReconcileRecorder } from '#observability';
 import type { ReconcileKey } from './reconcile-key.js';
 
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig, V1CronJob, V1Job } from '@kubernetes/client-node';
-import { GROUP, PLURAL, VERSION, type BackupJob } from '../../api/src/index.js';
-import type { SnapshotReader } from '../../kube/src/snapshot.js';
-import { Logger } from '../../observability/src/logger.js';
-import { TerminalError, type Result as QueueResult } from '../../queue/src/result.js';
+import { GROUP, PLURAL, VERSION, type BackupJob } from '#api';
+import type { SnapshotReader } from '#kube';
+import { Logger } from '#observability';
+import { TerminalError, type Result as QueueResult } from '#queue';
 import {
   cronJobName,
   jobSelector,
@@ -13,7 +13,7 @@ import {
   type ReconcilerConfig,
   type Result,
   type SecretAccess,
-} from '../../reconciler/src/index.js';
+} from '#reconciler';
 import { classify, isNotFound, missingPermission, type ApiFailure } from './api-error.js';
 import { createKubeClients, type KubeClients } from './clients.js';
 import { EventRecorder } from './event-recorder.js';

@@ -1,4 +1,4 @@
-import type { SecretAccess } from '../../reconciler/src/index.js';
+import type { SecretAccess } from '#reconciler';
 import type { KubeClients } from './clients.js';
 
 export interface SecretAccessOptions {

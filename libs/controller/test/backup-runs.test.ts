@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
-import { cronJobName } from '../../reconciler/src/index.js';
+import { cronJobName } from '#reconciler';
 import {
   NAMESPACE,
   condition,

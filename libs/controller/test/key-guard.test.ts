@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Logger } from '../../observability/src/logger.js';
-import { createOperatorMetrics, createRegistry } from '../../observability/src/metrics.js';
+import { Logger, createOperatorMetrics, createRegistry } from '#observability';
 import { dropInvalidKeys, isObjectKey } from '../src/key-guard.js';
 
 test('isObjectKey: a namespace and a name as the API server allows them', () => {

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiException } from '@kubernetes/client-node';
-import type { BackupJob } from '../../api/src/index.js';
-import { Logger } from '../../observability/src/logger.js';
-import type { EventSpec } from '../../reconciler/src/index.js';
-import { cronJobName } from '../../reconciler/src/index.js';
+import type { BackupJob } from '#api';
+import { Logger } from '#observability';
+import { type EventSpec, cronJobName } from '#reconciler';
 import {
   ActionExecutor,
   EventRecorder,

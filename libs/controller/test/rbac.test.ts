@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { API_VERSION, KIND } from '../../api/src/index.js';
-import type { KubeObject } from '../../apiserver-emulator/src/index.js';
-import { permissions } from '../../rbac/src/permissions.js';
+import { API_VERSION, KIND } from '#api';
+import type { KubeObject } from '#apiserver-emulator';
+import { permissions } from '#rbac';
 import {
   NAMESPACE,
   condition,

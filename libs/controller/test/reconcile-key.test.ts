@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { FINALIZER, MANAGED_BY_VALUE } from '../../api/src/index.js';
-import { TerminalError } from '../../queue/src/result.js';
-import { cronJobName } from '../../reconciler/src/index.js';
+import { FINALIZER, MANAGED_BY_VALUE } from '#api';
+import { TerminalError } from '#queue';
+import { cronJobName } from '#reconciler';
 import { IMMEDIATE_REQUEUE_MS, parseKey } from '../src/index.js';
 import {
   NAMESPACE,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { start, type Emulator, type KubeObject } from '../../apiserver-emulator/src/index.js';
+import { start, type Emulator, type KubeObject } from '#apiserver-emulator';
 import { createKubeClients } from '../src/clients.js';
 import { SecretAccessReviewer } from '../src/secret-access.js';
 

@@ -2,18 +2,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import type { V1Job } from '@kubernetes/client-node';
-import type { KubeObject } from '../../kube/src/types.js';
 import {
+  type KubeObject,
   stripBackupJob,
   stripCronJob,
   stripJob,
   withoutWriters,
-} from '../../kube/src/transform.js';
-import type { WorldSnapshot } from '../../kube/src/snapshot.js';
-import { Logger } from '../../observability/src/logger.js';
-import { cronJobName } from '../../reconciler/src/index.js';
-import { RedisSnapshotStore } from '../../snapshot/src/index.js';
-import { startRedisServer, type RedisServer } from '../../testing/src/index.js';
+  type WorldSnapshot,
+} from '#kube';
+import { Logger } from '#observability';
+import { cronJobName } from '#reconciler';
+import { RedisSnapshotStore } from '#snapshot';
+import { startRedisServer, type RedisServer } from '#testing';
 import { createReconcileKey, STALE_SNAPSHOT_RETRY_MS, type ReconcileKey } from '../src/index.js';
 import {
   NAMESPACE,

@@ -2,15 +2,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { KubeConfig, type V1CronJob, type V1Job } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { API_VERSION, KIND, backupJobCrd, type BackupJob } from '../../api/src/index.js';
-import {
-  start,
-  type Emulator,
-  type KubeObject,
-  type StartOptions,
-} from '../../apiserver-emulator/src/index.js';
-import { Logger } from '../../observability/src/logger.js';
-import { reconcilerConfig } from '../../reconciler/src/index.js';
+import { API_VERSION, KIND, backupJobCrd, type BackupJob } from '#api';
+import { start, type Emulator, type KubeObject, type StartOptions } from '#apiserver-emulator';
+import { Logger } from '#observability';
+import { reconcilerConfig } from '#reconciler';
 import { createReconcileKey, type ReconcileKey } from '../src/index.js';
 
 export const SAMPLE_FILE = 'config/samples/ops_v1alpha1_backupjob.yaml';

@@ -10,8 +10,8 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { backupJobCrd } from '../../api/src/index.js';
-import { start } from '../../apiserver-emulator/src/index.js';
+import { backupJobCrd } from '#api';
+import { start } from '#apiserver-emulator';
 import { restFrom } from '../test/cluster.js';
 
 const objects = Number(process.argv[2] ?? 10_000);

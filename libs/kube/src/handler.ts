@@ -1,4 +1,4 @@
-import { GROUP, KIND, LABEL_OWNER_NAME } from '../../api/src/index.js';
+import { GROUP, KIND, LABEL_OWNER_NAME } from '#api';
 import type { KubeObject, OwnerReference } from './types.js';
 
 /**

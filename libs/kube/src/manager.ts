@@ -1,4 +1,4 @@
-import { MANAGED_BY_VALUE } from '../../api/src/index.js';
+import { MANAGED_BY_VALUE } from '#api';
 import {
   LeaderElector,
   type LeaderElectorOptions,

@@ -1,4 +1,4 @@
-import { GROUP, PLURAL, VERSION } from '../../api/src/index.js';
+import { GROUP, PLURAL, VERSION } from '#api';
 
 /** Where a namespaced resource type lives in the REST API (client-go's GroupVersionResource). */
 export interface ResourceType {

@@ -1,5 +1,5 @@
-import { MANAGED_BY_VALUE, LABEL_MANAGED_BY } from '../../api/src/index.js';
-import { ANNOTATION_OWNER_NAME, cronJobName } from '../../reconciler/src/names.js';
+import { MANAGED_BY_VALUE, LABEL_MANAGED_BY } from '#api';
+import { ANNOTATION_OWNER_NAME, cronJobName } from '#reconciler';
 import { sleep, type BackoffOptions } from './backoff.js';
 import { backupJobKeyOfCronJob, backupJobKeyOfJob } from './handler.js';
 import { Informer, type EventHandler } from './informer.js';

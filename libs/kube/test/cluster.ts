@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { backupJobCrd } from '../../api/src/index.js';
-import { start, type Emulator } from '../../apiserver-emulator/src/index.js';
+import { backupJobCrd } from '#api';
+import { start, type Emulator } from '#apiserver-emulator';
 import { RestClient } from '../src/rest.js';
 import { collectionPath, objectPath, BACKUPJOBS } from '../src/resource.js';
 import type { KubeList, KubeObject } from '../src/types.js';

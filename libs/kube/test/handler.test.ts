@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LABEL_OWNER_NAME } from '../../api/src/index.js';
+import { LABEL_OWNER_NAME } from '#api';
 import { backupJobKeyOfCronJob, backupJobKeyOfJob, controllerOf } from '../src/handler.js';
 import type { KubeObject, OwnerReference } from '../src/types.js';
 

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startProcess, type ManagedProcess } from '../../testing/src/index.js';
+import { startProcess, type ManagedProcess } from '#testing';
 import { LeaderElector, type StoppedReason } from '../src/leaderelection.js';
 import { LeaseLock } from '../src/resourcelock.js';
 import { eventually, startCluster, type TestCluster } from './cluster.js';

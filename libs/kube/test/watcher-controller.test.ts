@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LABEL_MANAGED_BY, LABEL_OWNER_NAME, MANAGED_BY_VALUE } from '../../api/src/index.js';
-import { WorkQueue } from '../../queue/src/index.js';
-import { startRedisServer, type RedisServer } from '../../testing/src/index.js';
+import { LABEL_MANAGED_BY, LABEL_OWNER_NAME, MANAGED_BY_VALUE } from '#api';
+import { WorkQueue } from '#queue';
+import { startRedisServer, type RedisServer } from '#testing';
 import type { KeySink } from '../src/key-pump.js';
 import { collectionPath, CRONJOBS, JOBS, objectPath } from '../src/resource.js';
 import type { KubeObject, OwnerReference } from '../src/types.js';

@@ -1,9 +1,6 @@
 export * from './logger.js';
-export { exitAfterFlush } from './exit.js';
 export { NestJsonLogger } from './nest-logger.js';
 export * from './metrics.js';
 export { instrumentKubeConfig } from './rest-client-metrics.js';
 export { serveMetrics, closeServer } from './metrics-server.js';
 export { MetricsAuthorizer, type ScrapeDecision } from './metrics-auth.js';
-export * from './health.js';
-export * from './shutdown.js';

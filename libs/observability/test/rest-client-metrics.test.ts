@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, Watch } from '@kubernetes/client-node';
 import { createOperatorMetrics, createRegistry, instrumentKubeConfig } from '../src/index.js';
-import { freePort } from '../../testing/src/index.js';
+import { freePort } from '#testing';
 
 /** A small HTTP server answering the few API paths the test calls, counting what it receives. */
 function startApiServer(): Promise<{ server: Server; host: string; received: string[] }> {

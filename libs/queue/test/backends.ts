@@ -1,6 +1,5 @@
 import { Cluster, Redis } from 'ioredis';
-import { startRedisServer } from '../../testing/src/redis-server.js';
-import { startRedisCluster } from '../../testing/src/redis-cluster.js';
+import { startRedisServer, startRedisCluster } from '#testing';
 import type { RedisConnectionConfig } from '../src/index.js';
 
 /** A Redis the queue tests run against: one server, or a 3-primary Cluster. */

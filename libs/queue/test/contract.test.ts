@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
-import { startProcess, type ManagedProcess } from '../../testing/src/process.js';
-import { startRedisServer } from '../../testing/src/redis-server.js';
+import { startProcess, type ManagedProcess, startRedisServer } from '#testing';
 import {
   shardKeys,
   shardOf,

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startProcess, type ManagedProcess } from '../../testing/src/process.js';
+import { startProcess, type ManagedProcess } from '#testing';
 import { shardKeys, WorkQueue, type QueueOptions } from '../src/index.js';
 import { parseJobId } from '../src/job-ids.js';
 import type { Backend } from './backends.js';

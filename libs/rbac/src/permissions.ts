@@ -1,4 +1,4 @@
-import { GROUP, PLURAL } from '../../api/src/names.js';
+import { GROUP, PLURAL } from '#api';
 
 /**
  * The Kubernetes API calls each process makes, as RBAC rules: the one source of truth for

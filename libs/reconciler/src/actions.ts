@@ -1,5 +1,5 @@
 import type { V1CronJob, V1Job } from '@kubernetes/client-node';
-import type { BackupJobStatus } from '../../api/src/index.js';
+import type { BackupJobStatus } from '#api';
 
 /** An events.k8s.io/v1 Event about the BackupJob, optionally naming the child it concerns. */
 export interface EventSpec {

@@ -1,4 +1,4 @@
-import type { Condition } from '../../api/src/index.js';
+import type { Condition } from '#api';
 
 export type ConditionStatus = Condition['status'];
 

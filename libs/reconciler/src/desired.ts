@@ -16,7 +16,7 @@ import {
   LABEL_OWNER_NAME,
   MANAGED_BY_VALUE,
   type BackupJob,
-} from '../../api/src/index.js';
+} from '#api';
 import type { ReconcilerConfig } from './config.js';
 import {
   ANNOTATION_OWNER_NAME,

@@ -1,5 +1,5 @@
 import type { V1Job } from '@kubernetes/client-node';
-import type { BackupJob } from '../../api/src/index.js';
+import type { BackupJob } from '#api';
 import type { Action, EventSpec } from './actions.js';
 import type { ReconcilerConfig } from './config.js';
 import { CLEANUP_SUCCEEDED, READY, findCondition, type ConditionInput } from './conditions.js';
@@ -7,7 +7,7 @@ import { desiredCleanupJob } from './desired.js';
 import { cleanupAttempt, isCleanupJob, jobOutcome, type JobOutcome } from './jobs.js';
 import { hasFinalizer, isControlledBy } from './ownership.js';
 import { podRefusal } from './permitted.js';
-import type { ReconcileInput, ReconcileOutput } from './reconcile.js';
+import type { ReconcileInput, ReconcileOutput } from './world.js';
 import { done, requeueAfter, type Result } from './result.js';
 import { effectiveSpec, type EffectiveSpec } from './spec.js';
 import { StatusDraft, notReady, statusActions } from './status.js';

@@ -15,3 +15,4 @@ export * from './semantic.js';
 export * from './shape.js';
 export * from './spec.js';
 export * from './validate.js';
+export * from './world.js';

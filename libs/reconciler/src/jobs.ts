@@ -1,5 +1,5 @@
 import type { V1Job } from '@kubernetes/client-node';
-import { LABEL_COMPONENT } from '../../api/src/index.js';
+import { LABEL_COMPONENT } from '#api';
 import { COMPONENT_CLEANUP, LABEL_CLEANUP_ATTEMPT } from './names.js';
 
 /** client-node deserializes timestamps into Date; plain JSON carries strings. */

@@ -1,5 +1,5 @@
 import type { V1CronJob, V1Job } from '@kubernetes/client-node';
-import type { BackupJob } from '../../api/src/index.js';
+import type { BackupJob } from '#api';
 import {
   BACKUP_OVERDUE,
   BACKUP_SUCCEEDED,

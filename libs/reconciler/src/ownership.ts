@@ -1,5 +1,5 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
-import { FINALIZER, type BackupJob } from '../../api/src/index.js';
+import { FINALIZER, type BackupJob } from '#api';
 
 /** controllerutil.HasControllerReference for one owner: the controller ref carries its uid. */
 export function isControlledBy(child: { metadata?: V1ObjectMeta }, owner: BackupJob): boolean {

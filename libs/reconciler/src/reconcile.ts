@@ -1,7 +1,7 @@
 import type { V1CronJob, V1Job } from '@kubernetes/client-node';
-import type { BackupJob } from '../../api/src/index.js';
+import type { BackupJob } from '#api';
 import type { Action } from './actions.js';
-import { overdueGraceMs, type ReconcilerConfig } from './config.js';
+import { overdueGraceMs } from './config.js';
 import { READY } from './conditions.js';
 import { desiredCronJob } from './desired.js';
 import { finalize } from './finalize.js';
@@ -9,31 +9,13 @@ import { observeBackups, observeOverdue } from './observe.js';
 import { ANNOTATION_OWNER_NAME } from './names.js';
 import { hasFinalizer, isControlledBy } from './ownership.js';
 import { ownedFieldDiff, ownedFieldsPatch } from './owned.js';
-import { podRefusal, type SecretAccess } from './permitted.js';
+import { podRefusal } from './permitted.js';
 import { done, requeueAfter, terminal, type Result } from './result.js';
 import { specProblems } from './shape.js';
 import { effectiveSpec, type EffectiveSpec } from './spec.js';
 import { StatusDraft, notReady, statusActions } from './status.js';
 import { validateSpec } from './validate.js';
-
-/** The world one reconcile looks at, read by the controller just before. */
-export interface ReconcileInput {
-  /** undefined when the BackupJob is gone. */
-  readonly backupJob: BackupJob | undefined;
-  /** The CronJob of the desired name, whoever owns it. */
-  readonly cronJob: V1CronJob | undefined;
-  /** The Jobs labelled for this BackupJob: those the CronJob started and cleanup Jobs. */
-  readonly jobs: readonly V1Job[];
-  /** Whether spec.secretRef's Secret is opted in; undefined (not asked) counts as not. */
-  readonly secretAccess?: SecretAccess;
-  readonly now: Date;
-  readonly config: ReconcilerConfig;
-}
-
-export interface ReconcileOutput {
-  readonly actions: readonly Action[];
-  readonly result: Result;
-}
+import type { ReconcileInput, ReconcileOutput } from './world.js';
 
 /**
  * The BackupJob reconciler as a pure function: the same world gives the same actions, and a

@@ -1,9 +1,4 @@
-import {
-  specSchema,
-  statusSchema,
-  type BackupJobStatus,
-  type JSONSchemaProps,
-} from '../../api/src/index.js';
+import { specSchema, statusSchema, type BackupJobStatus, type JSONSchemaProps } from '#api';
 
 function typeOf(value: unknown): string {
   if (Array.isArray(value)) return 'array';

@@ -1,4 +1,4 @@
-import type { BackupJob } from '../../api/src/index.js';
+import type { BackupJob } from '#api';
 import type { ReconcilerConfig } from './config.js';
 
 /**

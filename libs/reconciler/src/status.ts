@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { BackupJob, BackupJobStatus } from '../../api/src/index.js';
+import type { BackupJob, BackupJobStatus } from '#api';
 import type { Action, EventSpec } from './actions.js';
 import { READY } from './conditions.js';
 import { soundStatus } from './shape.js';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
-import { FINALIZER } from '../../api/src/index.js';
+import { FINALIZER } from '#api';
 import { findCondition } from '../src/conditions.js';
-import type { ReconcileInput } from '../src/reconcile.js';
+import type { ReconcileInput } from '../src/world.js';
 import {
   T0,
   applyActions,

@@ -1,9 +1,10 @@
 import type { V1CronJob, V1Job } from '@kubernetes/client-node';
-import { API_VERSION, FINALIZER, KIND, type BackupJob } from '../../api/src/index.js';
+import { API_VERSION, FINALIZER, KIND, type BackupJob } from '#api';
 import type { Action } from '../src/actions.js';
 import { reconcilerConfig } from '../src/config.js';
 import { desiredCronJob } from '../src/desired.js';
-import { reconcile, type ReconcileInput, type ReconcileOutput } from '../src/reconcile.js';
+import { reconcile } from '../src/reconcile.js';
+import type { ReconcileInput, ReconcileOutput } from '../src/world.js';
 import { effectiveSpec } from '../src/spec.js';
 
 export const config = reconcilerConfig({

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { BackupJob } from '../../api/src/index.js';
+import type { BackupJob } from '#api';
 import type { Action } from '../src/actions.js';
 import { findCondition } from '../src/conditions.js';
-import { reportForbidden, type ReconcileInput } from '../src/reconcile.js';
+import { reportForbidden } from '../src/reconcile.js';
+import type { ReconcileInput } from '../src/world.js';
 import { reconcilerConfig } from '../src/config.js';
 import {
   T0,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { BackupJob } from '../../api/src/index.js';
+import type { BackupJob } from '#api';
 import { findCondition } from '../src/conditions.js';
 import { soundStatus, specProblems } from '../src/shape.js';
 import { T0, applyActions, backupJob, config, run, types } from './fixtures.js';

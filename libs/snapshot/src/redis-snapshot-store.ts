@@ -1,5 +1,5 @@
 import { Cluster, type Redis } from 'ioredis';
-import type { SnapshotReader, SnapshotStore, WorldSnapshot } from '../../kube/src/snapshot.js';
+import type { SnapshotReader, SnapshotStore, WorldSnapshot } from '#kube';
 
 const SCAN_COUNT = 1000;
 

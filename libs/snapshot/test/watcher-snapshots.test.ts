@@ -1,15 +1,19 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
-import { LABEL_MANAGED_BY, LABEL_OWNER_NAME, MANAGED_BY_VALUE } from '../../api/src/index.js';
-import { collectionPath, CRONJOBS, JOBS } from '../../kube/src/resource.js';
-import type { KeySink } from '../../kube/src/key-pump.js';
-import type { WorldSnapshot } from '../../kube/src/snapshot.js';
-import type { KubeObject } from '../../kube/src/types.js';
-import { WatcherController } from '../../kube/src/watcher-controller.js';
-import { eventually, startCluster, type TestCluster } from '../../kube/test/cluster.js';
-import { cronJobName } from '../../reconciler/src/names.js';
-import { startRedisServer, type RedisServer } from '../../testing/src/index.js';
+import { LABEL_MANAGED_BY, LABEL_OWNER_NAME, MANAGED_BY_VALUE } from '#api';
+import {
+  collectionPath,
+  CRONJOBS,
+  JOBS,
+  type KeySink,
+  type WorldSnapshot,
+  type KubeObject,
+  WatcherController,
+} from '#kube';
+import { eventually, startCluster, type TestCluster } from '#kube/test/cluster';
+import { cronJobName } from '#reconciler';
+import { startRedisServer, type RedisServer } from '#testing';
 import { RedisSnapshotStore } from '../src/index.js';
 
 const NS = 'ops';

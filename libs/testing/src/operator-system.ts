@@ -7,8 +7,8 @@ import {
   start as startEmulator,
   type Emulator,
   type StartOptions as EmulatorOptions,
-} from '../../apiserver-emulator/src/index.js';
-import type { KubeObject } from '../../apiserver-emulator/src/index.js';
+  type KubeObject,
+} from '#apiserver-emulator';
 import { runCommand, type CommandResult } from './command.js';
 import { freePort } from './ports.js';
 import { startProcess, type ManagedProcess } from './process.js';

@@ -1,9 +1,5 @@
 import assert from 'node:assert/strict';
-import type {
-  OperatorSystem,
-  OperatorSystemOptions,
-} from '../../../libs/testing/src/operator-system.js';
-import type { ManagedProcess } from '../../../libs/testing/src/process.js';
+import type { OperatorSystem, OperatorSystemOptions, ManagedProcess } from '#testing';
 import { condition, eventually, getBackupJob, getCronJob, jsonLines } from '../../e2e/support.js';
 import { NAMESPACE, type Fleet } from './fleet.js';
 import { startFaultSystem, type FaultSystem } from './system.js';

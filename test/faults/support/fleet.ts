@@ -1,5 +1,5 @@
-import { API_VERSION, KIND } from '../../../libs/api/src/index.js';
-import type { OperatorSystem } from '../../../libs/testing/src/operator-system.js';
+import { API_VERSION, KIND } from '#api';
+import type { OperatorSystem } from '#testing';
 import { backupJobManifest } from '../../e2e/support.js';
 
 /** The namespace every fault test's BackupJobs live in. */

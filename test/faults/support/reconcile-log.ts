@@ -1,4 +1,4 @@
-import type { ManagedProcess } from '../../../libs/testing/src/process.js';
+import type { ManagedProcess } from '#testing';
 import { jsonLines } from '../../e2e/support.js';
 
 /** One run of one key on one worker, from its `reconcile started` line to its last line. */

@@ -2,8 +2,8 @@ import {
   startOperatorSystem,
   type OperatorSystem,
   type OperatorSystemOptions,
-} from '../../../libs/testing/src/operator-system.js';
-import type { ManagedProcess } from '../../../libs/testing/src/process.js';
+  type ManagedProcess,
+} from '#testing';
 import { eventually, metricValue, scrapeMetrics } from '../../e2e/support.js';
 import { Fleet, NAMESPACE } from './fleet.js';
 

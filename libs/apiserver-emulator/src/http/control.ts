@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, pathNotFound } from '../errors.js';
-import type { ErrorFault, LatencyFault } from '../faults.js';
-import type { Emulator } from '../emulator.js';
-import type { WatchMatch } from './watch-hub.js';
+import type { EmulatorClock } from '../clock.js';
+import type { ErrorFault, Faults, LatencyFault } from '../faults.js';
+import type { RequestLog } from '../request-log.js';
+import type { KubeObject } from '../types.js';
+import type { WatchHub, WatchMatch } from './watch-hub.js';
 import { readBody } from './body.js';
 import { sendError, sendJson } from './respond.js';
 
@@ -10,13 +12,25 @@ export const CONTROL_PREFIX = '/__emulator/';
 
 type Body = Record<string, unknown>;
 
+/** What the control routes drive; declared here so that the Emulator depends on them, not back. */
+export interface ControlTarget {
+  readonly faults: Faults;
+  readonly watches: WatchHub;
+  readonly log: RequestLog;
+  readonly clock: EmulatorClock;
+  compact(): number;
+  runCronJob(namespace: string, name: string): KubeObject;
+  completeJob(namespace: string, name: string): KubeObject;
+  failJob(namespace: string, name: string, reason?: string, message?: string): KubeObject;
+}
+
 /**
  * Runtime control over HTTP for the CLI (`npm run apiserver`), so faults, time and Job outcomes
  * can be driven from a shell: `curl -XPOST localhost:6443/__emulator/watches/expire -d '{}'`.
  * Not part of the Kubernetes API; not recorded in the request log.
  */
 export async function handleControl(
-  emu: Emulator,
+  emu: ControlTarget,
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
@@ -42,7 +56,7 @@ export async function handleControl(
 }
 
 function route(
-  emu: Emulator,
+  emu: ControlTarget,
   method: string,
   parts: string[],
   body: Body,

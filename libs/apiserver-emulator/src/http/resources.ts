@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EmulatorCore } from '../core.js';
 import { ApiError, badRequest, methodNotAllowed, notFound, pathNotFound } from '../errors.js';
 import {
@@ -15,8 +14,9 @@ import {
   type IncludeObject,
   type PrinterColumn,
 } from '../table.js';
-import type { KubeObject, RequestInfo, UserInfo } from '../types.js';
+import type { KubeObject, RequestInfo } from '../types.js';
 import { decodeBody } from './body.js';
+import type { RequestContext } from './context.js';
 import { acceptEntries } from '../discovery.js';
 import { compileFilter } from './filter.js';
 import { listJson, listMeta, listPage } from './list.js';
@@ -27,16 +27,6 @@ import { review } from './reviews.js';
 import { WatchStream } from './watch-stream.js';
 import { managerFromUserAgent } from '../managed-fields.js';
 import { rfc3339 } from '../util.js';
-
-export interface RequestContext {
-  req: IncomingMessage;
-  res: ServerResponse;
-  info: RequestInfo;
-  query: URLSearchParams;
-  user: UserInfo;
-  body: Buffer;
-  core: EmulatorCore;
-}
 
 function wantsTable(accept: string | undefined): boolean {
   return acceptEntries(accept).some((e) => e.as === 'Table' && e.g === 'meta.k8s.io');

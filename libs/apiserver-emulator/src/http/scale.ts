@@ -6,7 +6,7 @@ import type { KubeObject } from '../types.js';
 import { clone, isPlainObject } from '../util.js';
 import { decodeBody } from './body.js';
 import { sendJson } from './respond.js';
-import type { RequestContext } from './resources.js';
+import type { RequestContext } from './context.js';
 
 interface Selector {
   matchLabels?: Record<string, string>;

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { start as startEmulator, type Emulator } from '../../apiserver-emulator/src/index.js';
+import { start as startEmulator, type Emulator } from '#apiserver-emulator';
 import {
   backupJobCrdDocument,
   freePort,
@@ -14,7 +14,7 @@ import {
   startRedisServer,
   type ManagedProcess,
   type RedisServer,
-} from '../../testing/src/index.js';
+} from '#testing';
 
 // The compiled entry points beside this compiled test: the real apps, as `npm run start:*` runs them.
 const main = (app: string) =>

@@ -1,5 +1,5 @@
 import type { HealthRegistry } from './health.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '#observability';
 
 /**
  * The order of a graceful stop: stop taking keys, let in-flight reconciles finish (or hand them

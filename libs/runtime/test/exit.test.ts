@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startProcess } from '../../testing/src/process.js';
+import { startProcess } from '#testing';
 
 test('exitAfterFlush exits with the code once every line written before it reached the pipe', async () => {
   const exitModule = new URL('../src/exit.js', import.meta.url).href;

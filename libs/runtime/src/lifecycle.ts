@@ -6,11 +6,9 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { Server } from 'node:http';
-import type { CommonConfig } from '../../../config/src/index.js';
-import { MetricsAuthorizer } from '../metrics-auth.js';
-import { closeServer, serveMetrics } from '../metrics-server.js';
-import type { OperatorMetrics } from '../metrics.js';
-import type { ShutdownCoordinator } from '../shutdown.js';
+import type { CommonConfig } from '#config';
+import { MetricsAuthorizer, closeServer, serveMetrics, type OperatorMetrics } from '#observability';
+import type { ShutdownCoordinator } from './shutdown.js';
 import type { KubeConnection } from './kube.provider.js';
 import { CONFIG, KUBE, METRICS, SHUTDOWN } from './tokens.js';
 

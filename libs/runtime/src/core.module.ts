@@ -1,10 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import type { CommonConfig } from '../../../config/src/index.js';
-import { HealthRegistry } from '../health.js';
-import type { Logger } from '../logger.js';
-import type { OperatorMetrics } from '../metrics.js';
-import { ShutdownCoordinator } from '../shutdown.js';
+import type { CommonConfig } from '#config';
+import { HealthRegistry } from './health.js';
+import type { Logger, OperatorMetrics } from '#observability';
+import { ShutdownCoordinator } from './shutdown.js';
 import { HealthController } from './health.controller.js';
 import { MetricsEndpoint, ShutdownChain } from './lifecycle.js';
 import { kubeProvider } from './kube.provider.js';

@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
 import type { Provider } from '@nestjs/common';
-import { redisOptions, type CommonConfig } from '../../../config/src/index.js';
-import { redisPingCheck, type HealthRegistry } from '../health.js';
-import type { Logger } from '../logger.js';
-import type { ShutdownCoordinator } from '../shutdown.js';
+import { redisOptions, type CommonConfig } from '#config';
+import { redisPingCheck, type HealthRegistry } from './health.js';
+import type { Logger } from '#observability';
+import type { ShutdownCoordinator } from './shutdown.js';
 import { CONFIG, HEALTH, LOGGER, SHUTDOWN, REDIS } from './tokens.js';
 
 /** Reconnects fast enough that readiness recovers within a probe period of Redis coming back. */

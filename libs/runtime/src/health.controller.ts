@@ -1,7 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
-import { DEFAULT_CHECK_TIMEOUT_MS, type HealthRegistry, type Probe } from '../health.js';
-import type { Logger } from '../logger.js';
+import { DEFAULT_CHECK_TIMEOUT_MS, type HealthRegistry, type Probe } from './health.js';
+import type { Logger } from '#observability';
 import { HEALTH, LOGGER } from './tokens.js';
 
 /**

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { staleFiles } from '../../../tools/gen/main.js';
-import { defaultSources, generatedFiles } from '../../../tools/gen/outputs.js';
+import { staleFiles } from '#tools/gen/main';
+import { defaultSources, generatedFiles } from '#tools/gen/outputs';
 
-const genMain = fileURLToPath(new URL('../../../tools/gen/main.js', import.meta.url));
+const genMain = fileURLToPath(new URL('../../tools/gen/main.js', import.meta.url));
 
 /** A scratch tree holding the committed generated files, so the check can be run against edits. */
 function copyOfGeneratedFiles(): string {

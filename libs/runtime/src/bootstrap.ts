@@ -1,15 +1,8 @@
 import { NestFactory } from '@nestjs/core';
 import type { DynamicModule, INestApplication } from '@nestjs/common';
-import {
-  ConfigError,
-  configSummary,
-  type CommonConfig,
-  type Env,
-} from '../../../config/src/index.js';
-import { exitAfterFlush } from '../exit.js';
-import { Logger, stderrSink } from '../logger.js';
-import { createOperatorMetrics } from '../metrics.js';
-import { NestJsonLogger } from '../nest-logger.js';
+import { ConfigError, configSummary, type CommonConfig, type Env } from '#config';
+import { exitAfterFlush } from './exit.js';
+import { Logger, stderrSink, createOperatorMetrics, NestJsonLogger } from '#observability';
 import { OperatorCoreModule, type CoreContext } from './core.module.js';
 
 export interface OperatorApp<C extends CommonConfig> {

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HealthRegistry, Logger, ShutdownCoordinator, redisPingCheck } from '../src/index.js';
+import { Logger } from '#observability';
+import { HealthRegistry, ShutdownCoordinator, redisPingCheck } from '../src/index.js';
 
 function quietLogger() {
   const lines: Record<string, unknown>[] = [];

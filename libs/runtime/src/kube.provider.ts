@@ -1,16 +1,9 @@
 import type { Provider } from '@nestjs/common';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { CommonConfig } from '../../../config/src/index.js';
-import {
-  apiServerCheck,
-  apiServerUrl,
-  loadKubeConfig,
-  RestClient,
-} from '../../../kube/src/index.js';
-import type { HealthRegistry } from '../health.js';
-import type { Logger } from '../logger.js';
-import type { OperatorMetrics } from '../metrics.js';
-import { instrumentKubeConfig } from '../rest-client-metrics.js';
+import type { CommonConfig } from '#config';
+import { apiServerCheck, apiServerUrl, loadKubeConfig, RestClient } from '#kube';
+import type { HealthRegistry } from './health.js';
+import { type Logger, type OperatorMetrics, instrumentKubeConfig } from '#observability';
 import { CONFIG, HEALTH, KUBE, LOGGER, METRICS } from './tokens.js';
 
 /** The process's connection to the API server: one KubeConfig, counted in rest_client_* metrics. */

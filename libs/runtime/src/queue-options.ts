@@ -1,7 +1,6 @@
 import type { Registry } from 'prom-client';
-import type { QueueOptions } from '../../queue/src/options.js';
-import type { CommonConfig } from './common.js';
-import { redisOptions } from './redis.js';
+import type { QueueOptions } from '#queue';
+import { type CommonConfig, redisOptions } from '#config';
 
 /** The queue both apps open: the watcher produces into it, workers consume from it. */
 export function queueOptions(config: CommonConfig, registry?: Registry): QueueOptions {

@@ -1,0 +1,2 @@
+export { renderApiDoc } from './docs.js';
+export { renderTypes } from './types.js';
