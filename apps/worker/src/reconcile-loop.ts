@@ -50,7 +50,9 @@ export class ReconcileLoop implements OnApplicationBootstrap {
         config: reconcilerConfig({
           defaultImage: config.backupImage,
           allowedImages: config.allowedImages,
+          grantRecheckMs: config.grantRecheckMs,
         }),
+        grantCacheTtlMs: config.grantCacheTtlMs,
         logger,
         reportingInstance: config.podName,
       }),
