@@ -20,7 +20,7 @@ import {
   type ShutdownCoordinator,
 } from '#runtime';
 import { QueueConsumer } from '#queue';
-import { reconcilerConfig } from '#reconciler';
+import { defaultReconcilerConfig, reconcilerConfig } from '#reconciler';
 import { RedisSnapshotStore } from '#snapshot';
 
 /**
@@ -51,6 +51,11 @@ export class ReconcileLoop implements OnApplicationBootstrap {
           defaultImage: config.backupImage,
           allowedImages: config.allowedImages,
           grantRecheckMs: config.grantRecheckMs,
+          // A refused BackupJob is looked at no less often than a granted one.
+          refusedRecheckMs: Math.min(
+            defaultReconcilerConfig.refusedRecheckMs,
+            config.grantRecheckMs,
+          ),
         }),
         grantCacheTtlMs: config.grantCacheTtlMs,
         logger,
