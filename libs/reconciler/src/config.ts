@@ -47,13 +47,14 @@ export interface ReconcilerConfig {
   /** How often a name conflict is looked at again (the foreign CronJob may go away). */
   readonly conflictRequeueMs: number;
   /**
-   * How often a BackupJob refused for a Secret or claim not opted in is looked at again: a grant
-   * makes no event the watcher sees.
+   * How often a refused BackupJob (image, Secret or claim) is looked at again: neither a grant
+   * nor a wider image list makes an event the watcher sees.
    */
   readonly refusedRecheckMs: number;
   /**
-   * How often a BackupJob whose Secret or claim is opted in is looked at again, so that a
-   * withdrawn grant suspends its CronJob within this time plus the controller's answer cache.
+   * How often a BackupJob that uses an opted-in Secret or claim, or an image other than the
+   * default, is looked at again, so that a withdrawn grant (or a narrowed image list) suspends
+   * its CronJob within this time plus the controller's answer cache.
    */
   readonly grantRecheckMs: number;
   /** Upper bound of any RequeueAfter, so every key is looked at at least this often. */

@@ -103,6 +103,14 @@ export function permittedMounts(spec: EffectiveSpec, grants: readonly Grant[]): 
 }
 
 /**
+ * Whether the backup pod uses something the operator lends only while it is allowed: an
+ * opted-in Secret or claim, or an image other than the operator's own.
+ */
+export function borrows(spec: EffectiveSpec, config: ReconcilerConfig): boolean {
+  return spec.references.length > 0 || spec.image !== config.defaultImage;
+}
+
+/**
  * How long until an opted-in reference is asked about again: a withdrawn grant makes no event
  * the watcher sees, so only looking again notices it. A fixed per-object share of up to a tenth
  * is taken off, so objects that started together drift apart instead of falling due at once,

@@ -10,7 +10,7 @@ import { ANNOTATION_OWNER_NAME } from './names.js';
 import { hasFinalizer, isControlledBy } from './ownership.js';
 import { ownedFieldDiff, ownedFieldsPatch } from './owned.js';
 import { fenceActions } from './fence.js';
-import { grantRecheckDelay, permittedMounts, podRefusals } from './permitted.js';
+import { borrows, grantRecheckDelay, permittedMounts, podRefusals } from './permitted.js';
 import { done, requeueAfter, sooner, terminal, type Result } from './result.js';
 import { specProblems } from './shape.js';
 import { effectiveSpec, type EffectiveSpec } from './spec.js';
@@ -94,8 +94,9 @@ function reconcileChildren(
   const delay = observeOverdue(draft, backupJob, validation.schedule, spec.suspend, grace, now);
   draft.set({ message: summary(draft, ready.message) });
   const result = delay === undefined ? done : requeueAfter(Math.min(delay, config.maxRequeueMs));
-  // A grant can be withdrawn without any event the watcher sees: look again while one is used.
-  if (spec.references.length === 0) return result;
+  // A grant can be withdrawn, and the image list narrowed, without any event the watcher sees:
+  // look again while the pod uses either.
+  if (!borrows(spec, config)) return result;
   return sooner(result, requeueAfter(grantRecheckDelay(backupJob.metadata.uid ?? '', config)));
 }
 
@@ -124,11 +125,8 @@ function refuse(
     message += `; CronJob ${cronJob.metadata?.name} is suspended until then`;
   }
   notReady(draft, first.reason, message, 'Validate');
-  // An image list changes only with the operator's configuration (a restart resyncs); a grant
-  // makes no event the watcher sees, so it is looked for again.
-  return refusals.every((r) => r.reason === 'ImageNotAllowed')
-    ? terminal(message)
-    : requeueAfter(config.refusedRecheckMs);
+  // Neither a new grant nor a wider image list makes an event the watcher sees.
+  return requeueAfter(config.refusedRecheckMs);
 }
 
 function cronJobActions(desired: V1CronJob, actual: V1CronJob | undefined): Action[] {

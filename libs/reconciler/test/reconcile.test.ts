@@ -362,7 +362,8 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
     assert.equal(condition(next, 'Ready')?.reason, 'ImageNotAllowed');
     assert.match(condition(next, 'Ready')?.message ?? '', /evil\.example\.com\/dump:1/);
     assert.equal(status(next).ready, false);
-    assert.equal(result.kind, 'terminal');
+    // A wider list comes with a restart, which makes no event: the BackupJob is looked at again.
+    assert.deepEqual(result, { kind: 'requeueAfter', delayMs: config.refusedRecheckMs });
     assert.deepEqual(run(next).actions, []);
   });
 
@@ -385,13 +386,22 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
       condition(next, 'Ready')?.message ?? '',
       /CronJob mysql-daily-backup is suspended/,
     );
-    assert.equal(result.kind, 'terminal');
+    assert.equal(result.kind, 'requeueAfter');
     assert.deepEqual(run(next).actions, [], 'a fenced CronJob is left as it is');
   });
 
-  test('an image the list allows reaches the CronJob', () => {
-    const { next } = step(withSpec(base, { image: 'registry.example.com/custom:3' }));
+  test('an image the list allows reaches the CronJob, and is looked at again within grantRecheckMs', () => {
+    const { next, result } = step(withSpec(base, { image: 'registry.example.com/custom:3' }));
     assert.equal(imageOf(next), 'registry.example.com/custom:3');
+    assert.ok(result.kind === 'requeueAfter' && result.delayMs <= config.grantRecheckMs);
+  });
+
+  test('once the list no longer allows the image, the CronJob is suspended', () => {
+    const custom = converged(withSpec(base, { image: 'registry.example.com/custom:3' }));
+    const narrowed = reconcilerConfig({ ...config, allowedImages: [] });
+    const { next } = step({ ...custom, config: narrowed });
+    assert.equal(next.cronJob?.spec?.suspend, true);
+    assert.equal(condition(next, 'Ready')?.reason, 'ImageNotAllowed');
   });
 
   const withSecret = withSpec(base, { secretRef: { name: 'db' } });
