@@ -1,16 +1,11 @@
 import type { Goal, Table } from '../lib/result.js';
 import { round } from '../lib/stats.js';
 import { totals } from '../lib/redis-stats.js';
-import { snapshot, total, windowOf, type Window } from '../env/measure.js';
+import { serverWrites, snapshot, total, windowOf, type Window } from '../env/measure.js';
 import { withWorld } from '../env/world.js';
 import { operatorSpec, type Scenario } from './context.js';
 
 const SSAR = 'create authorization.k8s.io/selfsubjectaccessreviews';
-const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
-const NOT_WRITES = new Set([
-  'authorization.k8s.io/selfsubjectaccessreviews',
-  'coordination.k8s.io/leases',
-]);
 /** The default GRANT_RECHECK_INTERVAL and a fleet size the cost is stated for. */
 const DEFAULT_INTERVAL_S = 300;
 const FLEET = 10_000;
@@ -66,12 +61,10 @@ export const grantRecheckScenario: Scenario = {
     const w = run.window;
     const rechecks = w.reconciles;
     // Counted at the API server: the reviews are questions, and Leases are the watcher's own.
-    const written = Object.entries(w.requests)
-      .filter(([id]) => {
-        const [verb = '', resource = ''] = id.split(' ');
-        return WRITE_VERBS.has(verb) && !NOT_WRITES.has(resource);
-      })
-      .reduce((sum, [, n]) => sum + n, 0);
+    const written = serverWrites(w.requests, [
+      'authorization.k8s.io/selfsubjectaccessreviews',
+      'coordination.k8s.io/leases',
+    ]);
     const per = (n: number) => (rechecks > 0 ? n / rechecks : Number.NaN);
     const redis = totals(w.redisCommands);
     const cpuMs = per((w.cpu.operator ?? 0) + (w.cpu.redis ?? 0) + (w.cpu.emulator ?? 0)) * 1000;

@@ -55,7 +55,8 @@ export function fenceActions(
   }
   if (fields.length === 0) return [];
   const patch = { metadata: { resourceVersion: cronJob.metadata?.resourceVersion }, spec };
-  const removed = dropped.size > 0 ? ` and removed its volumes ${[...dropped].join(', ')}` : '';
+  const noun = dropped.size === 1 ? 'volume' : 'volumes';
+  const removed = dropped.size > 0 ? ` and removed the ${noun} ${[...dropped].join(', ')}` : '';
   return [
     { type: 'patchCronJob', name, patch: JSON.parse(JSON.stringify(patch)), fields },
     {

@@ -1,6 +1,6 @@
 import type { BackupJob } from '#api';
 import type { ReconcilerConfig } from './config.js';
-import { referencedObjects, type ObjectReference } from './permitted.js';
+import { referencedObjects, type ObjectReference } from './references.js';
 
 /**
  * A BackupJob's spec with every default filled in. The API server applies the schema defaults,
