@@ -43,6 +43,13 @@ export interface Size {
     readonly latencies: readonly number[];
   };
   readonly coalescing: { readonly updates: number; readonly windowMs: number };
+  /** Converged BackupJobs that use an opted-in Secret, looked at again every intervalSeconds. */
+  readonly grantRecheck: {
+    readonly objects: number;
+    readonly workers: number;
+    readonly intervalSeconds: number;
+    readonly latencyMs: number;
+  };
   readonly memory: { readonly objects: readonly number[] };
   /** BackupJobs, each with its CronJob and three Jobs, whose Redis footprint is measured. */
   readonly redisMemory: { readonly objects: readonly number[] };
@@ -75,6 +82,7 @@ export const SIZES: Record<Size['name'], Size> = {
     churn: { objects: 10000, rates: [50, 150, 300], seconds: 10, workers: 4, latencies: [5] },
     steady: { objects: 10000, workers: 4, latencies: [5] },
     coalescing: { updates: 100, windowMs: 1000 },
+    grantRecheck: { objects: 10000, workers: 4, intervalSeconds: 120, latencyMs: 5 },
     memory: { objects: [10000, 50000] },
     redisMemory: { objects: [10000] },
     queueFloor: { quick: false },
@@ -98,6 +106,7 @@ export const SIZES: Record<Size['name'], Size> = {
     churn: { objects: 500, rates: [50], seconds: 5, workers: 2, latencies: [5] },
     steady: { objects: 500, workers: 2, latencies: [5] },
     coalescing: { updates: 100, windowMs: 1000 },
+    grantRecheck: { objects: 500, workers: 2, intervalSeconds: 40, latencyMs: 5 },
     memory: { objects: [300, 1000] },
     redisMemory: { objects: [300] },
     queueFloor: { quick: true },

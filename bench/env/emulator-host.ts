@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { API_VERSION, backupJobCrd, FINALIZER, KIND, type BackupJob } from '#api';
 import { start, type KubeObject } from '#apiserver-emulator';
-import { cronJobName, reconcile, reconcilerConfig } from '#reconciler';
+import { cronJobName, reconcile, reconcilerConfig, referencedObjects } from '#reconciler';
 import { Tracker, type TrackedBackupJob } from './tracker.js';
 import type { HostRequest, HostResponse, Ops } from './emulator-protocol.js';
 
@@ -41,12 +41,13 @@ emu.core.store.onChange(({ storageKey, event }) => {
   }
 });
 
-function backupJob(name: string, i: number): KubeObject {
+function backupJob(name: string, i: number, secretRef = false): KubeObject {
+  const spec = { target: `db-${i % 97}`, schedule: `${i % 60} ${i % 24} * * *`, retentionDays: 7 };
   return {
     apiVersion: API_VERSION,
     kind: KIND,
     metadata: { name, namespace: NAMESPACE },
-    spec: { target: `db-${i % 97}`, schedule: `${i % 60} ${i % 24} * * *`, retentionDays: 7 },
+    spec: secretRef ? { ...spec, secretRef: { name: `${name}-credentials` } } : spec,
   };
 }
 
@@ -60,12 +61,15 @@ const config = reconcilerConfig();
 function converge(created: KubeObject): void {
   let bj = created as StoredBackupJob;
   const name = bj.metadata.name as string;
+  // The bench's operator runs as an admin, so every reference it asks about is granted.
+  const grants = referencedObjects(bj.spec).map((ref) => ({ ...ref, allowed: true }));
   let cronJob: KubeObject | undefined;
   for (let round = 0; round < 5; round++) {
     const out = reconcile({
       backupJob: bj,
       cronJob: cronJob as never,
       jobs: [],
+      grants,
       now: new Date(),
       config,
     });
@@ -160,11 +164,11 @@ const ops: Ops = {
     emu.core.faults.clear();
     if (ms > 0 || jitterMs > 0) emu.core.faults.addLatency({ fixedMs: ms, jitterMs });
   },
-  create: ({ prefix, from, count, converged, jobs }) => {
+  create: ({ prefix, from, count, converged, jobs, secretRef }) => {
     const t0 = Date.now();
     for (let i = from; i < from + count; i++) {
       const name = `${prefix}-${i}`;
-      const created = emu.objects.create(backupJob(name, i));
+      const created = emu.objects.create(backupJob(name, i, secretRef));
       if (converged) converge(created);
       if (converged && jobs) finishedJobs(name, jobs);
     }

@@ -7,7 +7,8 @@ export interface Ops {
   setLatency(args: { ms: number; jitterMs: number }): void;
   /**
    * Creates `${prefix}-${from}` … in one synchronous loop; `converged` also writes what the
-   * operator would, and `jobs` that many finished Jobs of each CronJob.
+   * operator would, and `jobs` that many finished Jobs of each CronJob. `secretRef` names a
+   * Secret of its own in each spec, opted in (the bench's operator runs as an admin).
    */
   create(args: {
     prefix: string;
@@ -15,6 +16,7 @@ export interface Ops {
     count: number;
     converged?: boolean;
     jobs?: number;
+    secretRef?: boolean;
   }): {
     at: number;
   };

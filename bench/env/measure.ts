@@ -144,18 +144,26 @@ function workerNames(s: Snapshot): string[] {
   return [...s.metrics.keys()].filter((name) => name.startsWith('worker-'));
 }
 
+/** Writes the API server served, by `verb resource` counts, leaving out the given resources. */
+export function serverWrites(
+  requests: Record<string, number>,
+  except: readonly string[] = ['coordination.k8s.io/leases'],
+): number {
+  return Object.entries(requests)
+    .filter(([id]) => {
+      const [verb = '', resource = ''] = id.split(' ');
+      return WRITE_VERBS.has(verb) && !except.includes(resource);
+    })
+    .reduce((a, [, n]) => a + n, 0);
+}
+
 function reconcileWrites(
   before: Snapshot,
   after: Snapshot,
   requests: Record<string, number>,
 ): number {
   if (workerNames(after).length > 0) return workerRequests(before, after, WRITE_METHODS);
-  return Object.entries(requests)
-    .filter(([id]) => {
-      const [verb = '', resource = ''] = id.split(' ');
-      return WRITE_VERBS.has(verb) && resource !== 'coordination.k8s.io/leases';
-    })
-    .reduce((a, [, n]) => a + n, 0);
+  return serverWrites(requests);
 }
 
 export function writes(w: Window): number {

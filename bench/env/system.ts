@@ -116,6 +116,8 @@ export interface OperatorOptions extends CommonOptions {
   readonly workers: number;
   readonly concurrency: number;
   readonly shards: number;
+  /** More environment for the worker processes. */
+  readonly workerEnv?: Record<string, string>;
 }
 
 /** The product: Redis, one leader-elected watcher and N worker processes, as real processes. */
@@ -150,7 +152,7 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
           'worker',
           `worker-${i}`,
           dist('apps/worker/src/main.js'),
-          { ...common, WORKER_CONCURRENCY: String(o.concurrency) },
+          { ...common, WORKER_CONCURRENCY: String(o.concurrency), ...o.workerEnv },
           { ...o, health: true },
         ),
       ),

@@ -18,6 +18,8 @@ export interface WorldOptions {
   readonly jobsPerObject?: number;
   /** Profile the emulator's CPU into this directory. */
   readonly profileDir?: string;
+  /** Each BackupJob names a Secret of its own, opted in. */
+  readonly secretRef?: boolean;
 }
 
 /** A fresh emulator for one measurement, seeded and with its latency set; always stopped. */
@@ -36,6 +38,7 @@ export async function withWorld<T>(
         count: Math.min(5000, count - from),
         converged: o.converged,
         jobs: o.jobsPerObject,
+        secretRef: o.secretRef,
       });
     }
     await emu.call('setLatency', latencyFault(o.latencyMs));

@@ -28,7 +28,11 @@ export interface SystemSpec {
   start(kubeconfigPath: string, profileDir?: string): Promise<SystemUnderTest>;
 }
 
-export function operatorSpec(ctx: BenchContext, workers: number): SystemSpec {
+export function operatorSpec(
+  ctx: BenchContext,
+  workers: number,
+  workerEnv?: Record<string, string>,
+): SystemSpec {
   const { workerConcurrency: concurrency, shards } = ctx.size;
   return {
     kind: 'operator',
@@ -36,7 +40,7 @@ export function operatorSpec(ctx: BenchContext, workers: number): SystemSpec {
     workers,
     concurrency,
     start: (kubeconfigPath, profileDir) =>
-      startOperator({ kubeconfigPath, workers, concurrency, shards, profileDir }),
+      startOperator({ kubeconfigPath, workers, concurrency, shards, profileDir, workerEnv }),
   };
 }
 

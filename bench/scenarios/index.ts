@@ -3,6 +3,7 @@ import { burstScenario } from './burst.js';
 import { churnScenario } from './churn.js';
 import { coalescingScenario } from './coalescing.js';
 import { coldStartScenario, latencyBoundScenario } from './cold-start.js';
+import { grantRecheckScenario } from './grant-recheck.js';
 import { memoryScenario } from './memory.js';
 import { profileScenario } from './profile.js';
 import { queueFloorScenario } from './queue-floor.js';
@@ -20,6 +21,7 @@ export const SCENARIOS: readonly Scenario[] = [
   burstScenario,
   queueFloorScenario,
   steadyScenario,
+  grantRecheckScenario,
   churnScenario,
   memoryScenario,
   redisMemoryScenario,

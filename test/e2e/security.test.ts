@@ -17,12 +17,14 @@ import {
 } from './support.js';
 
 // The confused-deputy hole: a user who may create BackupJobs, but neither create Pods nor read
-// Secrets, must not get a Secret's content into any pod through the operator. RBAC is enforced;
+// Secrets, must not get a Secret's content into any pod through the operator, nor have backups
+// write into a PersistentVolumeClaim they could not mount. RBAC is enforced;
 // the user drives the real kubectl. Each route is tried with the chart's admission policy off
 // (the operator's own checks stop it) and on (the API server rejects it at create).
 
 const AUTHOR = 'mallory';
 const SECRET = 'db-credentials';
+const CLAIM = 'shared-data';
 const FOREIGN_IMAGE = 'registry.evil.example/exfiltrate:1';
 
 let sys: OperatorSystem;
@@ -32,6 +34,9 @@ before(async () => {
     rbac: true,
     watchers: 1,
     workers: 1,
+    // An answer cached from before the namespace opted the Secret in would otherwise hold the
+    // opted-in BackupJob back for a minute.
+    env: { GRANT_RECHECK_INTERVAL: '5s', GRANT_CACHE_TTL: '1s' },
     emulator: { controllers: { jobs: true, cronJobs: { schedule: false } } },
   });
 });
@@ -48,7 +53,7 @@ function admissionPolicyDocuments(): KubeObject[] {
   ) as KubeObject[];
 }
 
-/** A namespace with a Secret and a user who may only create BackupJobs in it. */
+/** A namespace with a Secret, a claim and a user who may only create BackupJobs in it. */
 function namespaceWithAuthor(namespace: string): void {
   const create = (obj: Record<string, unknown>) => sys.emulator.objects.create(obj as KubeObject);
   create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
@@ -57,6 +62,12 @@ function namespaceWithAuthor(namespace: string): void {
     kind: 'Secret',
     metadata: { name: SECRET, namespace },
     stringData: { password: 'hunter2' },
+  });
+  create({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: CLAIM, namespace },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
   });
   const rbac = 'rbac.authorization.k8s.io';
   create({
@@ -102,8 +113,9 @@ function podSpecs(namespace: string): { where: string; spec: Record<string, unkn
 }
 
 /**
- * Pod templates that would hand the Secret to code the operator does not trust: the foreign image
- * anywhere, or the Secret mounted beside anything but the operator's reference image.
+ * Pod templates that would hand the Secret to code the operator does not trust (the foreign image
+ * anywhere, or the Secret mounted beside anything but the operator's reference image), or that
+ * mount the claim no grant ever lent.
  */
 function leaks(namespace: string): string[] {
   return podSpecs(namespace)
@@ -113,7 +125,8 @@ function leaks(namespace: string): string[] {
       const mountsSecret = text.includes(`"secretName":"${SECRET}"`);
       return (
         images.includes(FOREIGN_IMAGE) ||
-        (mountsSecret && images.some((image) => image !== DEFAULT_BACKUP_IMAGE))
+        (mountsSecret && images.some((image) => image !== DEFAULT_BACKUP_IMAGE)) ||
+        text.includes(`"claimName":"${CLAIM}"`)
       );
     })
     .map(({ where }) => where);
@@ -155,9 +168,15 @@ const ROUTES = [
     operatorReason: 'SecretNotAllowed',
     admissionMessage: /may not set spec\.secretRef.*cannot get secret/i,
   },
+  {
+    route: 'the claim route (backups into a claim the namespace did not lend)',
+    spec: { storage: { claimName: CLAIM } },
+    operatorReason: 'ClaimNotAllowed',
+    admissionMessage: /may not set spec\.storage\.claimName.*cannot create pods/i,
+  },
 ] as const;
 
-test('admission policy off: the operator refuses both routes; nothing mounts the Secret', async (t) => {
+test('admission policy off: the operator refuses every route; nothing mounts what it must not', async (t) => {
   const ns = 'team-a';
   namespaceWithAuthor(ns);
   for (const { route, spec, operatorReason } of ROUTES) {
@@ -241,7 +260,7 @@ test('admission policy off: the operator refuses both routes; nothing mounts the
   });
 });
 
-test('admission policy on: the API server rejects both routes at create', async (t) => {
+test('admission policy on: the API server rejects every route at create', async (t) => {
   const ns = 'team-b';
   namespaceWithAuthor(ns);
   const policy = admissionPolicyDocuments();

@@ -20,7 +20,7 @@ import {
   type ShutdownCoordinator,
 } from '#runtime';
 import { QueueConsumer } from '#queue';
-import { reconcilerConfig } from '#reconciler';
+import { defaultReconcilerConfig, reconcilerConfig } from '#reconciler';
 import { RedisSnapshotStore } from '#snapshot';
 
 /**
@@ -50,7 +50,14 @@ export class ReconcileLoop implements OnApplicationBootstrap {
         config: reconcilerConfig({
           defaultImage: config.backupImage,
           allowedImages: config.allowedImages,
+          grantRecheckMs: config.grantRecheckMs,
+          // A refused BackupJob is looked at no less often than a granted one.
+          refusedRecheckMs: Math.min(
+            defaultReconcilerConfig.refusedRecheckMs,
+            config.grantRecheckMs,
+          ),
         }),
+        grantCacheTtlMs: config.grantCacheTtlMs,
         logger,
         reportingInstance: config.podName,
       }),

@@ -165,6 +165,10 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ include "backupjob-operator.backupImage" . | quote }}
 - name: BACKUP_IMAGE_ALLOWLIST
   value: {{ join "," .Values.backupImage.allowed | quote }}
+- name: GRANT_RECHECK_INTERVAL
+  value: {{ .Values.worker.grantRecheckInterval | quote }}
+- name: GRANT_CACHE_TTL
+  value: {{ .Values.worker.grantCacheTtl | quote }}
 {{- end }}
 
 {{/* Seconds: the app's grace period plus room for the kubelet, so SIGKILL never cuts a clean exit. */}}

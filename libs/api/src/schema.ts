@@ -125,7 +125,7 @@ export const specSchema: JSONSchemaProps = {
       type: 'object',
       title: 'BackupStorage',
       description:
-        'Where backups are written: a PersistentVolumeClaim in the same namespace, and a folder in it. When unset, the claim named backup-storage and the folder <namespace>/<name>.',
+        'Where backups are written: a PersistentVolumeClaim in the same namespace, and a folder in it. The claim is mounted only if the namespace opted it in (docs/security.md). When unset, the claim the operator is configured with (backup-storage) and the folder <namespace>/<name>, with no opt-in needed.',
       required: ['claimName'],
       properties: {
         claimName: {
@@ -133,7 +133,8 @@ export const specSchema: JSONSchemaProps = {
           minLength: 1,
           maxLength: 253,
           pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
-          description: 'Name of the PersistentVolumeClaim that holds the backups.',
+          description:
+            'Name of the PersistentVolumeClaim that holds the backups; mounted only if the namespace opted it in (docs/security.md).',
         },
         path: {
           type: 'string',

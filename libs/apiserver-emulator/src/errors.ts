@@ -3,7 +3,7 @@
  * `Error from server (<reason>): <message>` and clients branch on `reason` and `code`.
  */
 export interface StatusCause {
-  reason: string;
+  reason?: string;
   message: string;
   field?: string;
 }
@@ -34,7 +34,7 @@ export class ApiError extends Error {
     readonly reason: string,
     message: string,
     readonly details?: StatusDetails,
-    readonly headers: Record<string, string> = {},
+    readonly headers: Record<string, string | string[]> = {},
   ) {
     super(message);
   }

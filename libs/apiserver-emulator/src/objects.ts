@@ -54,12 +54,16 @@ export interface DeleteOptions {
   orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
+  /** Who asks, for admission that depends on it; deletes made in-process leave it unset. */
+  user?: UserInfo;
 }
 
 export interface DeleteResult {
   obj: KubeObject;
   /** True when the object is gone; false when finalizers keep it (deletionTimestamp set). */
   deleted: boolean;
+  /** Admission warnings for the client (Warning headers). */
+  warnings?: string[];
 }
 
 export const PATCH_TYPES = {
@@ -322,6 +326,7 @@ export class ObjectService {
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
       );
     }
+    const warnings = this.deleteHooks.flatMap((hook) => hook(rt, old, opts) ?? []);
     const policy =
       opts.propagationPolicy ??
       (opts.orphanDependents === true
@@ -337,13 +342,13 @@ export class ObjectService {
         : policy === 'Orphan'
           ? FINALIZER_ORPHAN
           : undefined;
-    if (old.metadata.deletionTimestamp) return { obj: old, deleted: false };
+    if (old.metadata.deletionTimestamp) return { obj: old, deleted: false, warnings };
     const finalizers = [...(old.metadata.finalizers ?? [])];
     if (gcFinalizer && !finalizers.includes(gcFinalizer)) finalizers.push(gcFinalizer);
     if (finalizers.length === 0 && !this.hasSpecFinalizers(rt, old)) {
-      if (opts.dryRun) return { obj: old, deleted: true };
+      if (opts.dryRun) return { obj: old, deleted: true, warnings };
       const removed = this.store.remove(rt.storageKey, old.metadata.namespace ?? '', name)!;
-      return { obj: removed.obj, deleted: true };
+      return { obj: removed.obj, deleted: true, warnings };
     }
     const next = clone(old);
     next.metadata.deletionTimestamp = rfc3339(this.clock.now());
@@ -352,8 +357,8 @@ export class ObjectService {
     if (next.metadata.generation) next.metadata.generation++;
     if (rt.plural === 'namespaces' && rt.group === '')
       next.status = { ...(next.status as object), phase: 'Terminating' };
-    if (opts.dryRun) return { obj: next, deleted: false };
-    return { obj: this.store.put(rt.storageKey, next, 'MODIFIED').obj, deleted: false };
+    if (opts.dryRun) return { obj: next, deleted: false, warnings };
+    return { obj: this.store.put(rt.storageKey, next, 'MODIFIED').obj, deleted: false, warnings };
   }
 
   /** Namespaces carry spec.finalizers ("kubernetes") that the namespace controller clears. */
@@ -568,17 +573,27 @@ export class ObjectService {
     }
     const metaErrors = validateMeta(obj, old);
     if (metaErrors.length) throw invalid(rt.kind, rt.group, obj.metadata.name ?? '', metaErrors);
-    for (const hook of this.admissionHooks) hook(rt, obj, old, opts);
+    for (const hook of this.admissionHooks) warnings.push(...(hook(rt, obj, old, opts) ?? []));
     return warnings;
   }
 
-  /** Kind-specific admission (CRD validation and status) registered by other modules. */
+  /**
+   * Kind-specific admission (CRD validation and status, admission policies) registered by other
+   * modules: each throws to reject the write, or returns warnings for the client.
+   */
   readonly admissionHooks: ((
     rt: ResourceType,
     obj: KubeObject,
     old: KubeObject | undefined,
     opts: WriteOptions,
-  ) => void)[] = [];
+  ) => string[] | void)[] = [];
+
+  /** Admission of a delete (before anything changes): throws to reject it, or returns warnings. */
+  readonly deleteHooks: ((
+    rt: ResourceType,
+    old: KubeObject,
+    opts: DeleteOptions,
+  ) => string[] | void)[] = [];
 }
 
 function validateMeta(obj: KubeObject, _old: KubeObject | undefined): FieldError[] {

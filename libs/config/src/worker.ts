@@ -11,6 +11,14 @@ export interface WorkerConfig extends CommonConfig {
   readonly backupImage: string;
   /** Image patterns a BackupJob's spec.image may name besides backupImage (BACKUP_IMAGE_ALLOWLIST). */
   readonly allowedImages: readonly string[];
+  /**
+   * How often a BackupJob that uses an opted-in Secret or claim is looked at again
+   * (GRANT_RECHECK_INTERVAL): a withdrawn grant makes no event, so this bounds how long it goes
+   * unnoticed, together with grantCacheTtlMs.
+   */
+  readonly grantRecheckMs: number;
+  /** How long a worker reuses an answer about a grant (GRANT_CACHE_TTL). */
+  readonly grantCacheTtlMs: number;
 }
 
 export const DEFAULT_BACKUP_IMAGE = 'ghcr.io/example/backupjob-backup:0.1.0';
@@ -35,6 +43,8 @@ export function loadWorkerConfig(env: Env, sources: ConfigSources = {}): WorkerC
       /^[a-z0-9][a-z0-9._\-/:]*(\/\*|@sha256:[a-f0-9]{64})?$/i,
       'image repositories, each optionally with :tag, @sha256:digest or /* (all below a path)',
     ),
+    grantRecheckMs: reader.duration('GRANT_RECHECK_INTERVAL', '5m', 1000),
+    grantCacheTtlMs: reader.duration('GRANT_CACHE_TTL', '30s', 0),
   };
   reader.finish();
   return config;

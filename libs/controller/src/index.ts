@@ -3,6 +3,6 @@ export * from './clients.js';
 export * from './event-recorder.js';
 export * from './executor.js';
 export * from './reconcile-key.js';
-export * from './secret-access.js';
+export * from './grant-review.js';
 export * from './instrumented.js';
 export * from './key-guard.js';

@@ -9,16 +9,17 @@ import {
   cronJobName,
   jobSelector,
   reconcile,
+  referencedObjects,
   reportForbidden,
+  type Grant,
   type ReconcilerConfig,
   type Result,
-  type SecretAccess,
 } from '#reconciler';
 import { classify, isNotFound, missingPermission, type ApiFailure } from './api-error.js';
 import { createKubeClients, type KubeClients } from './clients.js';
 import { EventRecorder } from './event-recorder.js';
 import { ActionExecutor } from './executor.js';
-import { SecretAccessReviewer } from './secret-access.js';
+import { GrantReviewer } from './grant-review.js';
 
 export const REPORTING_CONTROLLER = 'backup.ops.example.com/backupjob-operator';
 /** A conflict is retried at once with a fresh read; 1 ms rather than 0 so it is never "no requeue". */
@@ -40,6 +41,8 @@ export interface ReconcileKeyOptions {
   readonly requestTimeoutMs?: number;
   /** How many Event series are remembered for aggregation. */
   readonly eventSeriesCacheSize?: number;
+  /** How long an answer about a grant (a Secret or claim opted in) is reused; 30 s by default. */
+  readonly grantCacheTtlMs?: number;
 }
 
 /** What the queue hands a run (its RunContext fits): a signal for lease loss and shutdown. */
@@ -59,7 +62,7 @@ interface World {
   readonly backupJob: BackupJob | undefined;
   readonly cronJob: V1CronJob | undefined;
   readonly jobs: readonly V1Job[];
-  readonly secretAccess?: SecretAccess;
+  readonly grants?: readonly Grant[];
 }
 
 type ReadWorld = (namespace: string, name: string) => Promise<World>;
@@ -83,7 +86,7 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
     maxSeries: options.eventSeriesCacheSize,
   });
 
-  const secrets = new SecretAccessReviewer();
+  const grants = new GrantReviewer({ ttlMs: options.grantCacheTtlMs });
   const snapshots = options.snapshots;
   return async (key: string, run: RunOptions = {}): Promise<QueueResult> => {
     const { namespace, name } = parseKey(key);
@@ -94,7 +97,7 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
     const executor = new ActionExecutor(scoped, recorder, log);
     const fromApi: ReadWorld = (ns, n) => readWorld(scoped, ns, n);
     const attempt = async (read: ReadWorld): Promise<Result> => {
-      const world = await withSecretAccess(scoped, secrets, namespace, await read(namespace, name));
+      const world = await withGrants(scoped, grants, namespace, await read(namespace, name));
       const output = reconcile({ ...world, now: clock(), config: options.config });
       const writes = await executor.run(output.actions, world.backupJob, run.signal);
       log.debug('reconciled', { writes, result: output.result.kind });
@@ -140,16 +143,17 @@ async function readSnapshot(
   };
 }
 
-/** Adds whether the namespace opted the BackupJob's Secret in; a Secret is never read. */
-async function withSecretAccess(
+/** Adds whether the namespace opted in each object the spec names; none of them is read. */
+async function withGrants(
   clients: KubeClients,
-  secrets: SecretAccessReviewer,
+  reviewer: GrantReviewer,
   namespace: string,
   world: World,
 ): Promise<World> {
-  const secretName = world.backupJob?.spec?.secretRef?.name;
-  if (typeof secretName !== 'string' || secretName === '') return world;
-  return { ...world, secretAccess: await secrets.review(clients, namespace, secretName) };
+  const refs = referencedObjects(world.backupJob?.spec);
+  if (refs.length === 0) return world;
+  const grants = await Promise.all(refs.map((ref) => reviewer.review(clients, namespace, ref)));
+  return { ...world, grants };
 }
 
 function isAlreadyExists(err: unknown): boolean {

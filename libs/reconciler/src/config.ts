@@ -46,8 +46,17 @@ export interface ReconcilerConfig {
   readonly cleanupRetryMaxMs: number;
   /** How often a name conflict is looked at again (the foreign CronJob may go away). */
   readonly conflictRequeueMs: number;
-  /** How often a BackupJob whose Secret is not opted in is looked at again (grants make no event). */
-  readonly secretRecheckMs: number;
+  /**
+   * How often a refused BackupJob (image, Secret or claim) is looked at again: neither a grant
+   * nor a wider image list makes an event the watcher sees.
+   */
+  readonly refusedRecheckMs: number;
+  /**
+   * How often a BackupJob that uses an opted-in Secret or claim, or an image other than the
+   * default, is looked at again, so that a withdrawn grant (or a narrowed image list) suspends
+   * its CronJob within this time plus the controller's answer cache.
+   */
+  readonly grantRecheckMs: number;
   /** Upper bound of any RequeueAfter, so every key is looked at at least this often. */
   readonly maxRequeueMs: number;
 }
@@ -75,7 +84,8 @@ export const defaultReconcilerConfig: ReconcilerConfig = {
   cleanupRetryBaseMs: 10_000,
   cleanupRetryMaxMs: 300_000,
   conflictRequeueMs: 300_000,
-  secretRecheckMs: 60_000,
+  refusedRecheckMs: 60_000,
+  grantRecheckMs: 300_000,
   maxRequeueMs: 10 * 60 * 60 * 1000,
 };
 

@@ -6,7 +6,7 @@ import { CLEANUP_SUCCEEDED, READY, findCondition, type ConditionInput } from './
 import { desiredCleanupJob } from './desired.js';
 import { cleanupAttempt, isCleanupJob, jobOutcome, type JobOutcome } from './jobs.js';
 import { hasFinalizer, isControlledBy } from './ownership.js';
-import { podRefusal } from './permitted.js';
+import { podRefusals } from './permitted.js';
 import type { ReconcileInput, ReconcileOutput } from './world.js';
 import { done, requeueAfter, type Result } from './result.js';
 import { effectiveSpec, type EffectiveSpec } from './spec.js';
@@ -101,14 +101,17 @@ function cleanupStep(
     );
   /** Creates the next attempt before retiring earlier ones, so an interruption loses nothing. */
   const start = (retired: readonly Action[]): Step => {
-    // A cleanup pod runs the same image with the same Secret as a backup: the same checks hold.
+    // A cleanup pod runs the same image with the same Secret and claim as a backup: the same
+    // checks hold.
     const namespace = backupJob.metadata.namespace ?? '';
-    const refusal = podRefusal(spec, namespace, config, input.secretAccess);
-    if (refusal) {
-      notReady(draft, refusal.reason, `cleanup cannot start: ${refusal.message}`, 'Cleanup');
+    const refusals = podRefusals(spec, namespace, config, input.grants ?? []);
+    const [first] = refusals;
+    if (first) {
+      const message = `cleanup cannot start: ${refusals.map((r) => r.message).join('; ')}`;
+      notReady(draft, first.reason, message, 'Cleanup');
       return {
         actions: [...retired],
-        result: requeueAfter(config.secretRecheckMs),
+        result: requeueAfter(config.refusedRecheckMs),
         removeFinalizer: false,
       };
     }

@@ -9,6 +9,7 @@ export * from './owned.js';
 export * from './ownership.js';
 export * from './permitted.js';
 export * from './reconcile.js';
+export * from './references.js';
 export * from './result.js';
 export * from './schedule.js';
 export * from './semantic.js';

@@ -9,8 +9,9 @@ import { observeBackups, observeOverdue } from './observe.js';
 import { ANNOTATION_OWNER_NAME } from './names.js';
 import { hasFinalizer, isControlledBy } from './ownership.js';
 import { ownedFieldDiff, ownedFieldsPatch } from './owned.js';
-import { podRefusal } from './permitted.js';
-import { done, requeueAfter, terminal, type Result } from './result.js';
+import { fenceActions } from './fence.js';
+import { borrows, grantRecheckDelay, permittedMounts, podRefusals } from './permitted.js';
+import { done, requeueAfter, sooner, terminal, type Result } from './result.js';
 import { specProblems } from './shape.js';
 import { effectiveSpec, type EffectiveSpec } from './spec.js';
 import { StatusDraft, notReady, statusActions } from './status.js';
@@ -69,16 +70,9 @@ function reconcileChildren(
     notReady(draft, 'InvalidSpec', validation.message, 'Validate');
     return terminal(`invalid spec: ${validation.message}`);
   }
-  // Before anything is computed from the spec, so a refused spec never changes the CronJob.
-  const refusal = podRefusal(spec, backupJob.metadata.namespace ?? '', config, input.secretAccess);
-  if (refusal) {
-    notReady(draft, refusal.reason, refusal.message, 'Validate');
-    // An image allowlist changes only with the operator's configuration (a restart resyncs);
-    // a Secret grant makes no event the watcher sees, so it is looked for again.
-    return refusal.reason === 'ImageNotAllowed'
-      ? terminal(refusal.message)
-      : requeueAfter(config.secretRecheckMs);
-  }
+  // Before anything is computed from the spec, so a refused spec never reaches the CronJob.
+  const refused = refuse(input, backupJob, spec, draft, actions);
+  if (refused) return refused;
   const desired = desiredCronJob(backupJob, spec, config);
   const name = desired.metadata?.name as string;
   draft.set({ cronJobName: name });
@@ -99,7 +93,40 @@ function reconcileChildren(
   const grace = overdueGraceMs(config);
   const delay = observeOverdue(draft, backupJob, validation.schedule, spec.suspend, grace, now);
   draft.set({ message: summary(draft, ready.message) });
-  return delay === undefined ? done : requeueAfter(Math.min(delay, config.maxRequeueMs));
+  const result = delay === undefined ? done : requeueAfter(Math.min(delay, config.maxRequeueMs));
+  // A grant can be withdrawn, and the image list narrowed, without any event the watcher sees:
+  // look again while the pod uses either.
+  if (!borrows(spec, config)) return result;
+  return sooner(result, requeueAfter(grantRecheckDelay(backupJob.metadata.uid ?? '', config)));
+}
+
+/**
+ * Reports why the operator will not make a pod for this spec, if it will not, and fences the
+ * CronJob it made before: suspended and without a Secret or claim not opted in now, so that a
+ * withdrawn grant, or a narrowed image list, stops the next backup rather than only new CronJobs.
+ */
+function refuse(
+  input: ReconcileInput,
+  backupJob: BackupJob,
+  spec: EffectiveSpec,
+  draft: StatusDraft,
+  actions: Action[],
+): Result | undefined {
+  const { cronJob, config } = input;
+  const grants = input.grants ?? [];
+  const refusals = podRefusals(spec, backupJob.metadata.namespace ?? '', config, grants);
+  const [first] = refusals;
+  if (!first) return undefined;
+  let message = refusals.map((r) => r.message).join('; ');
+  const ours =
+    cronJob && isControlledBy(cronJob, backupJob) && !cronJob.metadata?.deletionTimestamp;
+  if (ours) {
+    actions.push(...fenceActions(cronJob, permittedMounts(spec, grants), first));
+    message += `; CronJob ${cronJob.metadata?.name} is suspended until then`;
+  }
+  notReady(draft, first.reason, message, 'Validate');
+  // Neither a new grant nor a wider image list makes an event the watcher sees.
+  return requeueAfter(config.refusedRecheckMs);
 }
 
 function cronJobActions(desired: V1CronJob, actual: V1CronJob | undefined): Action[] {

@@ -1,5 +1,6 @@
 import type { BackupJob } from '#api';
 import type { ReconcilerConfig } from './config.js';
+import { referencedObjects, type ObjectReference } from './references.js';
 
 /**
  * A BackupJob's spec with every default filled in. The API server applies the schema defaults,
@@ -16,6 +17,8 @@ export interface EffectiveSpec {
   readonly claimName: string;
   readonly path: string;
   readonly deletionPolicy: 'Retain' | 'Delete';
+  /** The objects the spec names that the namespace must opt in (see permitted.ts). */
+  readonly references: readonly ObjectReference[];
 }
 
 export function effectiveSpec(backupJob: BackupJob, config: ReconcilerConfig): EffectiveSpec {
@@ -31,5 +34,6 @@ export function effectiveSpec(backupJob: BackupJob, config: ReconcilerConfig): E
     claimName: spec.storage?.claimName ?? config.defaultStorageClaim,
     path: spec.storage?.path ?? `${metadata.namespace}/${metadata.name}`,
     deletionPolicy: spec.deletionPolicy ?? 'Retain',
+    references: referencedObjects(spec),
   };
 }

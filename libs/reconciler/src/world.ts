@@ -2,7 +2,7 @@ import type { V1CronJob, V1Job } from '@kubernetes/client-node';
 import type { BackupJob } from '#api';
 import type { Action } from './actions.js';
 import type { ReconcilerConfig } from './config.js';
-import type { SecretAccess } from './permitted.js';
+import type { Grant } from './permitted.js';
 import type { Result } from './result.js';
 
 /** The world one reconcile looks at, read by the controller just before. */
@@ -13,8 +13,12 @@ export interface ReconcileInput {
   readonly cronJob: V1CronJob | undefined;
   /** The Jobs labelled for this BackupJob: those the CronJob started and cleanup Jobs. */
   readonly jobs: readonly V1Job[];
-  /** Whether spec.secretRef's Secret is opted in; undefined (not asked) counts as not. */
-  readonly secretAccess?: SecretAccess;
+  /**
+   * Whether the namespace opted in each object the spec names (referencedObjects: the Secret and
+   * the claim), as the controller learned it just before; an object without an answer counts as
+   * not opted in.
+   */
+  readonly grants?: readonly Grant[];
   readonly now: Date;
   readonly config: ReconcilerConfig;
 }

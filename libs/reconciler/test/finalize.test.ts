@@ -235,6 +235,7 @@ describe('finalize', () => {
   for (const [what, spec] of [
     ['an image outside the list', { image: 'evil.example.com/dump:1' }],
     ['a Secret not opted in', { secretRef: { name: 'db' } }],
+    ['a claim not opted in', { storage: { claimName: 'nfs' } }],
   ] as const) {
     test(`${what}: no cleanup Job; the finalizer stays and Ready says why`, () => {
       const bj = backupJob({
@@ -248,7 +249,7 @@ describe('finalize', () => {
       const ready = findCondition(next.backupJob?.status?.conditions, 'Ready');
       assert.match(ready?.reason ?? '', /NotAllowed$/);
       assert.match(ready?.message ?? '', /^cleanup cannot start: /);
-      assert.deepEqual(out.result, { kind: 'requeueAfter', delayMs: config.secretRecheckMs });
+      assert.deepEqual(out.result, { kind: 'requeueAfter', delayMs: config.refusedRecheckMs });
     });
   }
 });

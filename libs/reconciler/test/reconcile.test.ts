@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import type { BackupJob } from '#api';
 import type { Action } from '../src/actions.js';
 import { findCondition } from '../src/conditions.js';
+import { grantRecheckDelay } from '../src/permitted.js';
 import { reportForbidden } from '../src/reconcile.js';
 import type { ReconcileInput } from '../src/world.js';
 import { reconcilerConfig } from '../src/config.js';
@@ -236,8 +237,11 @@ describe('reconcile: changes to the spec and to the CronJob', () => {
   ];
   for (const [field, spec, read, expected] of specChanges) {
     test(`a ${field} change reaches the CronJob and then converges`, () => {
-      const secretAccess = { name: 'mysql-creds', allowed: true };
-      const { actions, next } = step({ ...withSpec(base, spec), now: later, secretAccess });
+      const grants = [
+        { resource: 'secrets', name: 'mysql-creds', allowed: true },
+        { resource: 'persistentvolumeclaims', name: 'nfs', allowed: true },
+      ] as const;
+      const { actions, next } = step({ ...withSpec(base, spec), now: later, grants });
       assert.ok(types(actions).includes('patchCronJob'));
       assert.deepEqual(read(next), expected);
       assert.deepEqual(run(next).actions, []);
@@ -358,45 +362,242 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
     assert.equal(condition(next, 'Ready')?.reason, 'ImageNotAllowed');
     assert.match(condition(next, 'Ready')?.message ?? '', /evil\.example\.com\/dump:1/);
     assert.equal(status(next).ready, false);
-    assert.equal(result.kind, 'terminal');
+    // A wider list comes with a restart, which makes no event: the BackupJob is looked at again.
+    assert.deepEqual(result, { kind: 'requeueAfter', delayMs: config.refusedRecheckMs });
     assert.deepEqual(run(next).actions, []);
   });
 
-  test('an existing CronJob is not changed to a refused image', () => {
-    const { actions, next } = step(withSpec(base, { image: 'evil.example.com/dump:1' }));
-    assert.deepEqual(types(actions), ['updateStatus', 'event:ImageNotAllowed']);
+  const volumesOf = (w: ReconcileInput) =>
+    w.cronJob?.spec?.jobTemplate.spec?.template.spec?.volumes ?? [];
+  const mountsOf = (w: ReconcileInput) =>
+    w.cronJob?.spec?.jobTemplate.spec?.template.spec?.containers[0]?.volumeMounts ?? [];
+
+  test('an existing CronJob keeps its image and is suspended while the image is refused', () => {
+    const { actions, next, result } = step(withSpec(base, { image: 'evil.example.com/dump:1' }));
+    assert.deepEqual(types(actions), [
+      'patchCronJob',
+      'event:CronJobSuspended',
+      'updateStatus',
+      'event:ImageNotAllowed',
+    ]);
     assert.equal(imageOf(next), config.defaultImage);
+    assert.equal(next.cronJob?.spec?.suspend, true);
+    assert.match(
+      condition(next, 'Ready')?.message ?? '',
+      /CronJob mysql-daily-backup is suspended/,
+    );
+    assert.equal(result.kind, 'requeueAfter');
+    assert.deepEqual(run(next).actions, [], 'a fenced CronJob is left as it is');
   });
 
-  test('an image the list allows reaches the CronJob', () => {
-    const { next } = step(withSpec(base, { image: 'registry.example.com/custom:3' }));
+  test('an image the list allows reaches the CronJob, and is looked at again within grantRecheckMs', () => {
+    const { next, result } = step(withSpec(base, { image: 'registry.example.com/custom:3' }));
     assert.equal(imageOf(next), 'registry.example.com/custom:3');
+    assert.ok(result.kind === 'requeueAfter' && result.delayMs <= config.grantRecheckMs);
+  });
+
+  test('once the list no longer allows the image, the CronJob is suspended', () => {
+    const custom = converged(withSpec(base, { image: 'registry.example.com/custom:3' }));
+    const narrowed = reconcilerConfig({ ...config, allowedImages: [] });
+    const { next } = step({ ...custom, config: narrowed });
+    assert.equal(next.cronJob?.spec?.suspend, true);
+    assert.equal(condition(next, 'Ready')?.reason, 'ImageNotAllowed');
   });
 
   const withSecret = withSpec(base, { secretRef: { name: 'db' } });
-  const secretName = (w: ReconcileInput) =>
-    w.cronJob?.spec?.jobTemplate.spec?.template.spec?.volumes?.find((v) => v.secret)?.secret
-      ?.secretName;
+  const secretName = (w: ReconcileInput) => volumesOf(w).find((v) => v.secret)?.secret?.secretName;
+  const secretGrant = (allowed: boolean) => ({ resource: 'secrets', name: 'db', allowed }) as const;
 
-  for (const [what, secretAccess] of [
+  for (const [what, grants] of [
     ['not asked', undefined],
-    ['refused', { name: 'db', allowed: false }],
-    ['granted for another Secret', { name: 'other', allowed: true }],
+    ['refused', [secretGrant(false)]],
+    ['granted for another Secret', [{ resource: 'secrets', name: 'other', allowed: true }]],
+    [
+      'granted as a claim of that name',
+      [{ resource: 'persistentvolumeclaims', name: 'db', allowed: true }],
+    ],
   ] as const) {
     test(`a Secret ${what}: Ready=False SecretNotAllowed, no mount, looked at again`, () => {
-      const { actions, next, result } = step({ ...withSecret, secretAccess });
+      const fresh = { ...withSecret, cronJob: undefined, grants };
+      const { actions, next, result } = step(fresh);
       assert.deepEqual(types(actions), ['updateStatus', 'event:SecretNotAllowed']);
       assert.equal(condition(next, 'Ready')?.reason, 'SecretNotAllowed');
       assert.match(condition(next, 'Ready')?.message ?? '', /get.*secrets\/db in namespace ops/);
       assert.equal(secretName(next), undefined);
-      assert.deepEqual(result, { kind: 'requeueAfter', delayMs: config.secretRecheckMs });
+      assert.deepEqual(result, { kind: 'requeueAfter', delayMs: config.refusedRecheckMs });
     });
   }
 
-  test('a Secret opted in is mounted', () => {
-    const { next } = step({ ...withSecret, secretAccess: { name: 'db', allowed: true } });
-    assert.equal(secretName(next), 'db');
-    assert.equal(condition(next, 'Ready')?.status, 'True');
+  const granted = converged({ ...withSecret, grants: [secretGrant(true)] });
+
+  test('a Secret opted in is mounted, and looked at again within grantRecheckMs', () => {
+    assert.equal(secretName(granted), 'db');
+    assert.equal(condition(granted, 'Ready')?.status, 'True');
+    const { actions, result } = step(granted);
+    assert.deepEqual(actions, []);
+    assert.equal(result.kind, 'requeueAfter');
+    const delay = result.kind === 'requeueAfter' ? result.delayMs : 0;
+    assert.ok(delay <= config.grantRecheckMs && delay >= config.grantRecheckMs * 0.9, `${delay}`);
+  });
+
+  test('the re-check delay is fixed per object, differs between objects, never exceeds the bound', () => {
+    const uids = Array.from({ length: 50 }, (_, i) => `uid-${i}`);
+    const delays = uids.map((uid) => grantRecheckDelay(uid, config));
+    assert.deepEqual(
+      delays,
+      uids.map((uid) => grantRecheckDelay(uid, config)),
+    );
+    assert.ok(new Set(delays).size > 40, 'spread over the last tenth of the period');
+    for (const d of delays)
+      assert.ok(d > config.grantRecheckMs * 0.9 && d <= config.grantRecheckMs);
+  });
+
+  test('a BackupJob that names neither a Secret nor a claim is not looked at again for grants', () => {
+    // Due next at 02:10 plus the grace period: far beyond grantRecheckMs from 00:30.
+    const { result } = step({ ...base, now: minutes(30) });
+    assert.ok(result.kind === 'requeueAfter' && result.delayMs > config.grantRecheckMs);
+  });
+
+  describe('a withdrawn Secret grant', () => {
+    const revoked = step({ ...granted, grants: [secretGrant(false)], now: minutes(30) });
+
+    test('suspends the CronJob and removes the Secret volume and its mount', () => {
+      assert.deepEqual(types(revoked.actions), [
+        'patchCronJob',
+        'event:CronJobSuspended',
+        'updateStatus',
+        'event:SecretNotAllowed',
+      ]);
+      const patch = revoked.actions[0];
+      assert.ok(patch?.type === 'patchCronJob');
+      assert.equal(
+        (patch.patch.metadata as { resourceVersion?: string }).resourceVersion,
+        granted.cronJob?.metadata?.resourceVersion,
+        'the patch is conditional on the CronJob it was computed from',
+      );
+      assert.equal(revoked.next.cronJob?.spec?.suspend, true);
+      assert.equal(secretName(revoked.next), undefined);
+      assert.deepEqual(
+        mountsOf(revoked.next).map((m) => m.name),
+        ['backup-storage', 'tmp'],
+      );
+      assert.equal(
+        volumesOf(revoked.next).find((v) => v.persistentVolumeClaim)?.persistentVolumeClaim
+          ?.claimName,
+        config.defaultStorageClaim,
+        'the default claim needs no grant and stays',
+      );
+    });
+
+    test('Ready=False SecretNotAllowed says so, a Warning says why, looked at again', () => {
+      const ready = condition(revoked.next, 'Ready');
+      assert.equal(ready?.status, 'False');
+      assert.equal(ready?.reason, 'SecretNotAllowed');
+      assert.match(ready?.message ?? '', /secrets\/db.*CronJob mysql-daily-backup is suspended/);
+      const warning = revoked.actions.find(
+        (a) => a.type === 'emitEvent' && a.event.reason === 'SecretNotAllowed',
+      );
+      assert.ok(warning?.type === 'emitEvent' && warning.event.type === 'Warning');
+      assert.deepEqual(revoked.result, { kind: 'requeueAfter', delayMs: config.refusedRecheckMs });
+    });
+
+    test('the fenced world converges: another run writes nothing', () => {
+      assert.deepEqual(run({ ...revoked.next, now: minutes(31) }).actions, []);
+    });
+
+    test('restoring the grant restores the CronJob from the spec', () => {
+      const restored = step({ ...revoked.next, grants: [secretGrant(true)], now: minutes(40) });
+      assert.deepEqual(types(restored.actions).slice(0, 2), [
+        'patchCronJob',
+        'event:CronJobUpdated',
+      ]);
+      assert.equal(restored.next.cronJob?.spec?.suspend, false);
+      assert.equal(secretName(restored.next), 'db');
+      assert.deepEqual(mountsOf(restored.next), mountsOf(granted));
+      assert.equal(condition(restored.next, 'Ready')?.status, 'True');
+      assert.deepEqual(run(restored.next).actions, []);
+    });
+
+    test('a spec suspended by its author stays suspended when the grant comes back', () => {
+      const suspended = withSpec(revoked.next, { suspend: true });
+      const restored = step({ ...suspended, grants: [secretGrant(true)], now: minutes(40) });
+      assert.equal(restored.next.cronJob?.spec?.suspend, true);
+      assert.equal(secretName(restored.next), 'db');
+    });
+
+    test('a CronJob being deleted is not patched', () => {
+      const deleting = structuredClone(granted.cronJob!);
+      deleting.metadata!.deletionTimestamp = minutes(29);
+      const out = run({ ...granted, cronJob: deleting, grants: [secretGrant(false)] });
+      assert.ok(!types(out.actions).includes('patchCronJob'));
+    });
+  });
+
+  describe('spec.storage.claimName', () => {
+    const withClaim = withSpec(base, { storage: { claimName: 'team-nfs' } });
+    const claimGrant = (allowed: boolean) =>
+      ({ resource: 'persistentvolumeclaims', name: 'team-nfs', allowed }) as const;
+    const claimOf = (w: ReconcileInput) =>
+      volumesOf(w).find((v) => v.persistentVolumeClaim)?.persistentVolumeClaim?.claimName;
+
+    test('not opted in: Ready=False ClaimNotAllowed, no CronJob, looked at again', () => {
+      const { actions, next, result } = step({ ...withClaim, cronJob: undefined });
+      assert.deepEqual(types(actions), ['updateStatus', 'event:ClaimNotAllowed']);
+      assert.match(
+        condition(next, 'Ready')?.message ?? '',
+        /PersistentVolumeClaim "team-nfs" is not opted in.*persistentvolumeclaims\/team-nfs in namespace ops/,
+      );
+      assert.equal(next.cronJob, undefined);
+      assert.deepEqual(result, { kind: 'requeueAfter', delayMs: config.refusedRecheckMs });
+    });
+
+    test('the claim of the default name also needs a grant once the spec names it', () => {
+      const named = withSpec(base, { storage: { claimName: config.defaultStorageClaim } });
+      const { next } = step({ ...named, cronJob: undefined });
+      assert.equal(condition(next, 'Ready')?.reason, 'ClaimNotAllowed');
+    });
+
+    const claimed = converged({ ...withClaim, grants: [claimGrant(true)] });
+
+    test('opted in: mounted and looked at again within grantRecheckMs', () => {
+      assert.equal(claimOf(claimed), 'team-nfs');
+      const { result } = step(claimed);
+      assert.ok(result.kind === 'requeueAfter' && result.delayMs <= config.grantRecheckMs);
+    });
+
+    test('withdrawn: the CronJob is suspended without the claim volume or its mount', () => {
+      const { actions, next } = step({ ...claimed, grants: [claimGrant(false)] });
+      assert.deepEqual(types(actions), [
+        'patchCronJob',
+        'event:CronJobSuspended',
+        'updateStatus',
+        'event:ClaimNotAllowed',
+      ]);
+      assert.equal(next.cronJob?.spec?.suspend, true);
+      assert.equal(claimOf(next), undefined);
+      assert.deepEqual(
+        mountsOf(next).map((m) => m.name),
+        ['tmp'],
+      );
+      const restored = step({ ...next, grants: [claimGrant(true)] });
+      assert.equal(claimOf(restored.next), 'team-nfs');
+      assert.equal(restored.next.cronJob?.spec?.suspend, false);
+    });
+
+    test('with a Secret too, both are named and only the refused one is removed', () => {
+      const both = withSpec(claimed, { secretRef: { name: 'db' } });
+      const ready = converged({ ...both, grants: [claimGrant(true), secretGrant(true)] });
+      const { next } = step({ ...ready, grants: [claimGrant(false), secretGrant(true)] });
+      assert.equal(condition(next, 'Ready')?.reason, 'ClaimNotAllowed');
+      assert.equal(secretName(next), 'db');
+      assert.equal(claimOf(next), undefined);
+      const neither = run({ ...ready, grants: [claimGrant(false), secretGrant(false)] });
+      const bjNext = applyActions(ready, neither.actions);
+      assert.match(
+        condition(bjNext, 'Ready')?.message ?? '',
+        /Secret "db" is not opted in.*; PersistentVolumeClaim "team-nfs" is not opted in/,
+      );
+    });
   });
 });
 

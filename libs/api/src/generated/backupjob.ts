@@ -38,9 +38,9 @@ export interface BackupJobStatus {
   conditions?: Condition[];
 }
 
-/** Where backups are written: a PersistentVolumeClaim in the same namespace, and a folder in it. When unset, the claim named backup-storage and the folder <namespace>/<name>. */
+/** Where backups are written: a PersistentVolumeClaim in the same namespace, and a folder in it. The claim is mounted only if the namespace opted it in (docs/security.md). When unset, the claim the operator is configured with (backup-storage) and the folder <namespace>/<name>, with no opt-in needed. */
 export interface BackupStorage {
-  /** Name of the PersistentVolumeClaim that holds the backups. */
+  /** Name of the PersistentVolumeClaim that holds the backups; mounted only if the namespace opted it in (docs/security.md). */
   claimName: string;
   /** Folder inside the volume, relative; <namespace>/<name> when unset. */
   path?: string;
@@ -68,7 +68,7 @@ export interface BackupJobSpec {
   image?: string;
   /** A Secret in the same namespace with the credentials for the target (keys host, port, username, password, database). It is mounted into the backup pod only if the namespace opted it in (docs/security.md); the operator never reads it. */
   secretRef?: SecretReference;
-  /** Where backups are written: a PersistentVolumeClaim in the same namespace, and a folder in it. When unset, the claim named backup-storage and the folder <namespace>/<name>. */
+  /** Where backups are written: a PersistentVolumeClaim in the same namespace, and a folder in it. The claim is mounted only if the namespace opted it in (docs/security.md). When unset, the claim the operator is configured with (backup-storage) and the folder <namespace>/<name>, with no opt-in needed. */
   storage?: BackupStorage;
   /** What happens to stored backups when the BackupJob is deleted: Retain keeps them; Delete runs a cleanup Job that removes them before the BackupJob goes away. */
   deletionPolicy: "Retain" | "Delete";

@@ -266,6 +266,7 @@ function deleteOptions(ctx: RequestContext): DeleteOptions {
     dryRun:
       q.getAll('dryRun').includes('All') ||
       (Array.isArray(body.dryRun) && body.dryRun.includes('All')),
+    user: ctx.user,
   };
   if (policy) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
   if (body.orphanDependents !== undefined) opts.orphanDependents = body.orphanDependents;
@@ -277,20 +278,20 @@ function remove(ctx: RequestContext, rt: ResourceType): void {
   const opts = deleteOptions(ctx);
   const r = ctx.core.svc.delete(rt, rt.namespaced ? ctx.info.namespace : '', ctx.info.name, opts);
   const code = opts.orphanDependents === false ? 202 : 200;
-  if (!r.deleted || rt.returnDeletedObject) return sendObject(ctx, rt, r.obj, code);
+  const warnings = r.warnings ?? [];
+  if (!r.deleted || rt.returnDeletedObject) return sendObject(ctx, rt, r.obj, code, warnings);
   const details: Record<string, unknown> = {
     name: ctx.info.name,
     kind: rt.plural,
     uid: r.obj.metadata.uid,
   };
   if (rt.group) details.group = rt.group;
-  sendJson(ctx.res, code, {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Success',
-    details,
-  });
+  sendJson(
+    ctx.res,
+    code,
+    { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details },
+    warningHeaders(warnings),
+  );
 }
 
 function removeCollection(ctx: RequestContext, rt: ResourceType): void {
