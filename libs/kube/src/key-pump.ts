@@ -17,6 +17,8 @@ export interface KeyPumpOptions {
   readonly snapshots?: SnapshotWriter;
   /** Most keys per call to the sink. */
   readonly batchSize?: number;
+  /** How long a settling key must see no further change before it is sent (see settle()). */
+  readonly settleMs?: number;
   readonly backoff?: BackoffOptions;
   readonly log?: Log;
 }
@@ -32,11 +34,19 @@ export interface KeyPumpOptions {
  * and each round writes every such snapshot before it sends its batch of keys: a key reaches the
  * queue only after a snapshot at least as new as the change that added it. Snapshots are written
  * from the caches as they are at that moment, so a burst of changes to one key costs one write.
+ *
+ * Keys given to settle() (the operator's own writes coming back) wait locally until no further
+ * change of theirs arrived for `settleMs`, then go out at low priority: one verifying run after all
+ * of a run's writes are in the snapshot, rather than one racing the run's last write.
  */
 export class KeyPump {
   private readonly normal = new Set<string>();
   private readonly low = new Set<string>();
   private readonly dirty = new Set<string>();
+  /** Settling keys → when they are due, in due order (every entry is re-inserted when pushed back). */
+  private readonly settling = new Map<string, number>();
+  private settleTimer: NodeJS.Timeout | undefined;
+  private readonly settleMs: number;
   private readonly backoff: Backoff;
   private readonly log: Log;
   private readonly batchSize: number;
@@ -50,13 +60,30 @@ export class KeyPump {
     this.backoff = new Backoff(options.backoff ?? { initialMs: 100, maxMs: 10_000 });
     this.log = options.log ?? silentLog;
     this.batchSize = options.batchSize ?? 1000;
+    this.settleMs = options.settleMs ?? keyPumpDefaults.settleMs;
   }
 
   add(key: string): void {
     if (this.stopping.signal.aborted) return;
     this.touch(key);
     this.low.delete(key);
+    // The run this asks for reads a snapshot that holds whatever the key was settling for.
+    this.settling.delete(key);
     this.normal.add(key);
+  }
+
+  /**
+   * The key's snapshot changed in a way its last run may not have seen (client-go's AddAfter with
+   * a debounce): the snapshot is rewritten now, and the key is sent at low priority once no further
+   * change of it arrived for `settleMs`. A key already waiting to be sent needs nothing more.
+   */
+  settle(key: string): void {
+    if (this.stopping.signal.aborted) return;
+    this.touch(key);
+    if (this.normal.has(key) || this.low.has(key)) return;
+    this.settling.delete(key);
+    this.settling.set(key, performance.now() + this.settleMs);
+    this.settleTimer ??= setTimeout(() => this.releaseSettled(), this.settleMs);
   }
 
   addLow(key: string): void {
@@ -72,9 +99,9 @@ export class KeyPump {
     this.wake?.();
   }
 
-  /** Keys and snapshots waiting or being sent. */
+  /** Keys and snapshots waiting, settling or being sent. */
   get pending(): number {
-    return this.normal.size + this.low.size + this.dirty.size + this.sending;
+    return this.normal.size + this.low.size + this.settling.size + this.dirty.size + this.sending;
   }
 
   start(): void {
@@ -87,6 +114,8 @@ export class KeyPump {
    */
   stop(): void {
     this.stopping.abort();
+    clearTimeout(this.settleTimer);
+    this.settling.clear();
     this.wake?.();
   }
 
@@ -107,7 +136,7 @@ export class KeyPump {
       const [set, priority] =
         this.normal.size > 0 ? [this.normal, 'normal' as const] : [this.low, 'low' as const];
       if (set.size === 0 && this.dirty.size === 0) {
-        this.settle();
+        this.notifyIdle();
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = undefined;
         continue;
@@ -141,7 +170,7 @@ export class KeyPump {
         await sleep(delayMs, signal);
       }
     }
-    this.settle();
+    this.notifyIdle();
   }
 
   private async writeSnapshots(keys: readonly string[]): Promise<void> {
@@ -152,12 +181,36 @@ export class KeyPump {
     }
   }
 
-  private settle(): void {
+  /** Moves the keys whose settle time is up to the low set; re-arms for the next one. */
+  private releaseSettled(): void {
+    this.settleTimer = undefined;
+    const now = performance.now();
+    for (const [key, due] of this.settling) {
+      if (due > now) {
+        this.settleTimer = setTimeout(() => this.releaseSettled(), due - now);
+        break;
+      }
+      this.settling.delete(key);
+      if (!this.normal.has(key)) this.low.add(key);
+    }
+    this.wake?.();
+  }
+
+  private notifyIdle(): void {
     if (this.pending > 0 && !this.stopping.signal.aborted) return;
     this.idle?.resolve();
     this.idle = undefined;
   }
 }
+
+export const keyPumpDefaults = {
+  /**
+   * Above the time one run's writes take to come back through the watches at ordinary API
+   * latencies, so the verifying run sees them all; a run slower than this only costs one more
+   * verifying run (or a 409 and a retry), never a missed change.
+   */
+  settleMs: 1000,
+};
 
 function take(set: Set<string>, max: number): string[] {
   const batch: string[] = [];

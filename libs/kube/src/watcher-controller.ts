@@ -39,6 +39,8 @@ export interface WatcherControllerOptions {
   readonly resyncPeriodMs?: number;
   readonly watchdogMs?: number;
   readonly pageSize?: number;
+  /** How long the operator's own writes must settle before their verifying run (KeyPump.settle). */
+  readonly settleMs?: number;
   readonly watchTimeoutSeconds?: () => number;
   readonly backoff?: BackoffOptions;
   readonly log?: Log;
@@ -52,10 +54,12 @@ const SYNC_POLL_MS = 100;
 
 /**
  * The watcher's controller (controller-runtime's For(BackupJob).Owns(CronJob).Owns(Job)): turns
- * every relevant change into the owning BackupJob's `namespace/name` key. Initial lists, relists
- * of unchanged objects and resyncs go at low priority; real changes at normal priority.
- * With a snapshot store, every change to a BackupJob or its children also rewrites that
- * BackupJob's snapshot, whether or not it is worth a reconcile, and always before the key is sent.
+ * every change of a BackupJob or of its children into the BackupJob's `namespace/name` key, after
+ * rewriting its snapshot. Changes the predicates pass (anyone else's writes, deletions) go at
+ * normal priority at once; initial lists, relists of unchanged objects and resyncs at low
+ * priority; the operator's own writes settle first and then go at low priority, because a run may
+ * have decided from a snapshot taken before such a write reached the caches (a lagging watch), and
+ * only a run that sees the write can tell whether the object is still what the spec asks for.
  * Runs only while leading: create one per leadership term, stop it when the term ends.
  */
 export class WatcherController {
@@ -73,6 +77,7 @@ export class WatcherController {
     this.pump = new KeyPump({
       sink: options.queue,
       log: this.log,
+      settleMs: options.settleMs,
       snapshots: store && {
         write: (keys) => store.write(keys.map((key) => [key, this.snapshot(key)] as const)),
       },
@@ -234,7 +239,7 @@ export class WatcherController {
       onUpdate: (old, obj) => {
         if (!resourceVersionChanged(old, obj)) this.enqueueLow(objectKey(obj));
         else if (passes(old, obj)) this.enqueue(objectKey(obj));
-        else this.touch(objectKey(obj));
+        else this.settle(objectKey(obj));
       },
       onDelete: (obj) => this.enqueue(objectKey(obj)),
     };
@@ -245,20 +250,19 @@ export class WatcherController {
     passes: UpdatePredicate = () => true,
     addPasses: AddPredicate = () => true,
   ): EventHandler<KubeObject> {
-    const toOwner = (obj: KubeObject, how: 'normal' | 'low' | 'snapshot') => {
+    const toOwner = (obj: KubeObject, how: 'normal' | 'low' | 'settle') => {
       const key = ownerKey(obj);
       if (key === undefined || !splitKey(key).name) return;
       if (how === 'normal') this.enqueue(key);
       else if (how === 'low') this.enqueueLow(key);
-      else this.touch(key);
+      else this.settle(key);
     };
     return {
-      onAdd: (obj, initial) =>
-        toOwner(obj, initial ? 'low' : addPasses(obj) ? 'normal' : 'snapshot'),
+      onAdd: (obj, initial) => toOwner(obj, initial ? 'low' : addPasses(obj) ? 'normal' : 'settle'),
       onUpdate: (old, obj) => {
         if (!resourceVersionChanged(old, obj)) return;
         // An owner that changed (adoption, orphaning) concerns both owners.
-        const how = passes(old, obj) ? 'normal' : 'snapshot';
+        const how = passes(old, obj) ? 'normal' : 'settle';
         toOwner(old, how);
         toOwner(obj, how);
       },
@@ -266,8 +270,8 @@ export class WatcherController {
     };
   }
 
-  private touch(key: string): void {
-    if (!this.stopped) this.pump.touch(key);
+  private settle(key: string): void {
+    if (!this.stopped) this.pump.settle(key);
   }
 
   private enqueue(key: string): void {
