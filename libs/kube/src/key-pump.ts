@@ -1,14 +1,26 @@
+import { isFencedError, type FencedError } from '#queue';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { errorFields, silentLog, type Log } from './log.js';
 
-/** Where keys go: the queue library's WorkQueue.addBulk fits as it is. */
+/**
+ * Where keys go: the queue library's WorkQueue.addBulk fits as it is. With a `term` it refuses
+ * (FencedError) the adds of a leader whose term a newer one has fenced.
+ */
 export interface KeySink {
-  addBulk(keys: Iterable<string>, options?: { priority?: 'normal' | 'low' }): Promise<unknown>;
+  addBulk(
+    keys: Iterable<string>,
+    options?: { priority?: 'normal' | 'low'; term?: number },
+  ): Promise<unknown>;
+  /** Starts a term: older terms' writes are refused from now on (FencedError if a newer leads). */
+  raiseFence?(term: number): Promise<void>;
 }
 
-/** Writes the snapshots of the given keys as they are now; a key's snapshot goes out before the key. */
+/**
+ * Writes the snapshots of the given keys as they are now; a key's snapshot goes out before the key.
+ * With a `term`, a newer term's fence refuses the writes (FencedError).
+ */
 export interface SnapshotWriter {
-  write(keys: readonly string[]): Promise<void>;
+  write(keys: readonly string[], term?: number): Promise<void>;
 }
 
 export interface KeyPumpOptions {
@@ -19,6 +31,10 @@ export interface KeyPumpOptions {
   readonly batchSize?: number;
   /** How long a settling key must see no further change before it is sent (see settle()). */
   readonly settleMs?: number;
+  /** The leader term every snapshot write and key add carries (see the queue's fence). */
+  readonly term?: number;
+  /** A newer term refused a write: the pump has stopped; this term's writes are over. */
+  readonly onFenced?: (err: FencedError) => void;
   readonly backoff?: BackoffOptions;
   readonly log?: Log;
 }
@@ -55,6 +71,8 @@ export class KeyPump {
   private idle: { promise: Promise<void>; resolve: () => void } | undefined;
   private loop: Promise<void> | undefined;
   private sending = 0;
+  /** The round being sent, settled once its outcome (refusals included) has been handled. */
+  private inFlight: Promise<void> | undefined;
 
   constructor(private readonly options: KeyPumpOptions) {
     this.backoff = new Backoff(options.backoff ?? { initialMs: 100, maxMs: 10_000 });
@@ -119,6 +137,22 @@ export class KeyPump {
     this.wake?.();
   }
 
+  /**
+   * Resolves once the round being sent when the pump stopped has been answered and handled (a
+   * refused write logged and reported), or after `timeoutMs`, whichever comes first: a leader that
+   * loses its term accounts for its last writes without waiting long on a Redis that is gone.
+   */
+  async lastRoundSettled(timeoutMs: number): Promise<void> {
+    const inFlight = this.inFlight;
+    if (!inFlight) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      inFlight,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
   /** Resolves when nothing is pending (or the pump stopped). */
   whenIdle(): Promise<void> {
     if (this.pending === 0 || this.stopping.signal.aborted) return Promise.resolve();
@@ -146,13 +180,33 @@ export class KeyPump {
       const batch = take(set, this.batchSize);
       const dirty = take(this.dirty, Infinity);
       this.sending = batch.length + dirty.length;
+      let settled!: () => void;
+      this.inFlight = new Promise<void>((resolve) => (settled = resolve));
       try {
         await this.writeSnapshots(dirty);
-        if (batch.length > 0) await this.options.sink.addBulk(batch, { priority });
+        if (batch.length > 0) {
+          await this.options.sink.addBulk(batch, { priority, term: this.options.term });
+        }
         this.sending = 0;
         this.backoff.reset();
+        settled();
       } catch (err) {
         this.sending = 0;
+        // Before the stop check: a refusal that arrives after this term ended is still counted.
+        if (isFencedError(err)) {
+          // A newer leader writes now: retrying could only be refused again, or worse, land
+          // after it lost its own term. What is pending is the newer leader's to send.
+          this.log.error('a newer leader fenced this one; its writes were refused', {
+            term: err.term,
+            fence: err.fence,
+            refused: err.refused,
+          });
+          this.stop();
+          this.options.onFenced?.(err);
+          settled();
+          break;
+        }
+        settled();
         if (signal.aborted) break;
         for (const key of dirty) this.touch(key);
         for (const key of batch) {
@@ -177,7 +231,7 @@ export class KeyPump {
     const writer = this.options.snapshots;
     if (!writer) return;
     for (let i = 0; i < keys.length; i += this.batchSize) {
-      await writer.write(keys.slice(i, i + this.batchSize));
+      await writer.write(keys.slice(i, i + this.batchSize), this.options.term);
     }
   }
 

@@ -1,4 +1,5 @@
 import { MANAGED_BY_VALUE, LABEL_MANAGED_BY } from '#api';
+import { isFencedError, type FencedError } from '#queue';
 import { ANNOTATION_OWNER_NAME, cronJobName } from '#reconciler';
 import { sleep, type BackoffOptions } from './backoff.js';
 import { backupJobKeyOfCronJob, backupJobKeyOfJob } from './handler.js';
@@ -41,6 +42,13 @@ export interface WatcherControllerOptions {
   readonly pageSize?: number;
   /** How long the operator's own writes must settle before their verifying run (KeyPump.settle). */
   readonly settleMs?: number;
+  /**
+   * This leader's term (the Lease's leaseTransitions when it took the lease): every snapshot
+   * write and key add carries it, and Redis refuses them once a newer term wrote.
+   */
+  readonly term?: number;
+  /** Redis refused a write of this term: a newer leader leads, and this controller has stopped. */
+  readonly onFenced?: (err: FencedError) => void;
   readonly watchTimeoutSeconds?: () => number;
   readonly backoff?: BackoffOptions;
   readonly log?: Log;
@@ -51,6 +59,9 @@ export const CHILD_SELECTOR = `${LABEL_MANAGED_BY}=${MANAGED_BY_VALUE}`;
 
 /** How often a new term checks whether its informers have synced. */
 const SYNC_POLL_MS = 100;
+
+/** How long stop() waits for the answer to a send in flight (a Redis that is gone never answers). */
+const LAST_ROUND_GRACE_MS = 1000;
 
 /**
  * The watcher's controller (controller-runtime's For(BackupJob).Owns(CronJob).Owns(Job)): turns
@@ -78,8 +89,17 @@ export class WatcherController {
       sink: options.queue,
       log: this.log,
       settleMs: options.settleMs,
+      term: options.term,
+      onFenced: (err) => {
+        void this.stop();
+        options.onFenced?.(err);
+      },
       snapshots: store && {
-        write: (keys) => store.write(keys.map((key) => [key, this.snapshot(key)] as const)),
+        write: (keys, term) =>
+          store.write(
+            keys.map((key) => [key, this.snapshot(key)] as const),
+            term,
+          ),
       },
     });
     const common = {
@@ -122,15 +142,22 @@ export class WatcherController {
    * CronJob informer had listed would show a BackupJob without its CronJob.
    */
   start(): void {
+    const fenced = this.raiseFence();
     for (const informer of this.informers()) informer.start();
-    void this.startPumpWhenSynced();
+    void this.startPumpWhenSynced(fenced);
   }
 
-  /** Stops enqueueing at once, then the watches. */
+  /**
+   * Stops enqueueing at once, then the watches; waits (briefly) for the answer to a send already
+   * in flight, so a write refused by a newer term is still logged and counted.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.pump.stop();
-    await Promise.all(this.informers().map((i) => i.stop()));
+    await Promise.all([
+      ...this.informers().map((i) => i.stop()),
+      this.pump.lastRoundSettled(LAST_ROUND_GRACE_MS),
+    ]);
   }
 
   /** Every informer finished its first list. */
@@ -188,7 +215,35 @@ export class WatcherController {
     };
   }
 
-  private async startPumpWhenSynced(): Promise<void> {
+  /**
+   * Raises the queue's fences to this term at once, so a deposed leader's late writes are refused
+   * from the start of the term rather than from this leader's first write to each shard. Best
+   * effort: with Redis unreachable, the first snapshot write to each shard raises its fence.
+   */
+  private async raiseFence(): Promise<void> {
+    const { term, queue } = this.options;
+    if (term === undefined || !queue.raiseFence) return;
+    try {
+      await queue.raiseFence(term);
+    } catch (err) {
+      if (isFencedError(err)) {
+        this.log.error('a newer leader fenced this one at the start of its term', {
+          term: err.term,
+          fence: err.fence,
+        });
+        void this.stop();
+        this.options.onFenced?.(err);
+        return;
+      }
+      this.log.warn('could not raise the fence for this term; its first writes will', {
+        term,
+        ...errorFields(err),
+      });
+    }
+  }
+
+  private async startPumpWhenSynced(fenced: Promise<void>): Promise<void> {
+    await fenced;
     while (!this.synced) {
       if (this.stopped) return;
       await sleep(SYNC_POLL_MS);
