@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { KubeObject } from '#apiserver-emulator';
 import { cronJobName } from '#reconciler';
-import { startOperatorSystem, type OperatorSystem } from '#testing';
+import { startOperatorSystem, untilWorking, type OperatorSystem } from '#testing';
 import {
   backupJobManifest,
   condition,
@@ -42,6 +42,7 @@ describe(
         env: FAULT_ENV,
         emulator: { namespaces: [NS] },
       });
+      await untilWorking(sys);
     });
     after(() => sys?.stop());
 
@@ -225,6 +226,7 @@ describe(
         env: FAULT_ENV,
         emulator: { namespaces: [NS] },
       });
+      await untilWorking(sys);
     });
     after(() => sys?.stop());
 
