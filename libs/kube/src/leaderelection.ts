@@ -185,13 +185,22 @@ export class LeaderElector {
     return undefined;
   }
 
+  /**
+   * Renews every retryPeriod, counted from the start of the previous attempt, until it cannot.
+   * The renew deadline counts from the start of the last successful renewal (the latest moment the
+   * Lease can have been written), so time spent waiting for a slow answer is time the deadline has
+   * used up: sleeping a whole retry period after it as well would leave a slow but successful
+   * renewal too little time, and a leader on a loaded API server would give up a lease it can hold.
+   */
   private async renewUntilLost(acquiredAt: number): Promise<StoppedReason> {
     let renewedAt = acquiredAt;
+    let attemptedAt = acquiredAt;
     for (;;) {
-      await sleep(this.retryPeriodMs, this.stopping.signal);
+      await sleep(Math.max(0, attemptedAt + this.retryPeriodMs - this.now()), this.stopping.signal);
       if (this.stopping.signal.aborted) return 'stopped';
       const deadline = renewedAt + this.renewDeadlineMs;
       const started = this.now();
+      attemptedAt = started;
       if (started >= deadline) return 'lost';
       const renewed = await this.tryAcquireOrRenew({
         timeoutMs: Math.min(this.requestTimeoutMs, deadline - started),
