@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ErrorFault } from '#apiserver-emulator';
 import type { ManagedProcess } from '#testing';
-import { eventually, metricValue, scrapeMetrics, USERS } from '../e2e/support.js';
+import { eventually, jsonLines, metricValue, scrapeMetrics, USERS } from '../e2e/support.js';
 import { assertConvergedEndState, startConvergedFaultSystem } from './support/convergence.js';
 import { waitForLeader, type FaultSystem } from './support/system.js';
 
@@ -120,6 +120,18 @@ describe('API error storms', { timeout: 300_000 }, () => {
         },
       );
       assert.ok(leader.running, 'the leader rode out the storm');
+      if (code === 429) {
+        // Each retry waited what Retry-After asked (1 s, plus jitter), however long the storm.
+        const waits = jsonLines(leader)
+          .filter((l) => /^(list|watch) failed$/.test(l.msg) && l.code === 429)
+          .map((l) => Number(l.retryInMs));
+        assert.ok(waits.length > 0, 'the leader logged its retries after 429');
+        assert.deepEqual(
+          waits.filter((ms) => !(ms >= 1000 && ms <= 1200)),
+          [],
+          'retries after 429 that did not wait Retry-After',
+        );
+      }
     });
   }
 });

@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { startOperatorSystem, startTcpProxy, type OperatorSystem, type TcpProxy } from '#testing';
 import { eventually, jsonLines } from '../e2e/support.js';
-import { assertConvergedEndState, startConvergedFaultSystem } from './support/convergence.js';
-import { lineTime, waitForLeader, type FaultSystem } from './support/system.js';
+import {
+  assertConvergedEndState,
+  startConvergedFaultSystem,
+  waitConverged,
+} from './support/convergence.js';
+import { Fleet, NAMESPACE } from './support/fleet.js';
+import { FAULT_ENV, lineTime, waitForLeader, type FaultSystem } from './support/system.js';
 
 describe('two watchers leading at once (split brain)', { timeout: 240_000 }, () => {
   let fs: FaultSystem;
@@ -53,5 +59,74 @@ describe('two watchers leading at once (split brain)', { timeout: 240_000 }, () 
 
     await load.stop();
     await assertConvergedEndState(sys, fleet);
+  });
+});
+
+/**
+ * A leader paused past its Lease with a snapshot write in flight (held on its way to Redis, as a
+ * congested link would) must not overwrite what its successor wrote: the write carries its term,
+ * and the successor's term, raised as it took over, refuses it.
+ */
+describe('a leader paused past its Lease with a write in flight', { timeout: 240_000 }, () => {
+  let sys: OperatorSystem;
+  let proxy: TcpProxy;
+  let fleet: Fleet;
+  before(async () => {
+    sys = await startOperatorSystem({
+      watchers: 0,
+      workers: 2,
+      env: FAULT_ENV,
+      emulator: { namespaces: [NAMESPACE] },
+    });
+    proxy = await startTcpProxy(sys.redis!.port);
+    fleet = new Fleet(sys);
+  });
+  after(async () => {
+    await fleet?.stopLoads();
+    await sys?.stop();
+    await proxy?.stop();
+  });
+
+  test('its late write is refused by the new term, logged, and it exits; all converge', async () => {
+    const oldLeader = await sys.startWatcher({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` });
+    await oldLeader.waitForLine(/"msg":"became leader"/, 30_000);
+    const standby = await sys.startWatcher();
+    await standby.waitForLine(/"msg":"campaigning for leadership"/, 30_000);
+    fleet.create(10);
+    await waitConverged(sys, fleet);
+
+    const load = fleet.startLoad({ creates: 10 });
+    proxy.hold();
+    await eventually('a snapshot write of the leader held on its way to Redis', () =>
+      proxy.held().includes('"backupJob"'),
+    );
+    const frozenAt = Date.now();
+    oldLeader.child.kill('SIGSTOP');
+    try {
+      // The successor's term begins with its fences raised, before its first snapshot write.
+      await lineTime(standby, 'became leader', frozenAt);
+      await lineTime(standby, 'swept snapshots of BackupJobs that are gone', frozenAt);
+      proxy.release();
+    } finally {
+      oldLeader.child.kill('SIGCONT');
+    }
+    const line = await oldLeader.waitForLine(
+      /"msg":"a newer leader fenced this one; its writes were refused"/,
+      30_000,
+    );
+    const { term, fence, refused } = JSON.parse(line) as {
+      term: number;
+      fence: number;
+      refused: number;
+    };
+    assert.ok(fence > term, `the refusing term ${fence} is newer than the writer's ${term}`);
+    assert.ok(refused >= 1, 'at least the held write was refused');
+    assert.equal(await oldLeader.exited, 1, 'the deposed leader exits to restart clean');
+    assert.ok(
+      !jsonLines(standby).some((l) => l.msg.includes('fenced')),
+      'the new leader had no write refused',
+    );
+    await load.stop();
+    await waitConverged(sys, fleet);
   });
 });

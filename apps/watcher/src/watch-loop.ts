@@ -42,11 +42,12 @@ export class WatchLoop implements OnApplicationBootstrap {
     @Inject(REDIS) redis: Redis,
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
-    const queue = new WorkQueue(queueOptions(config, metrics.registry));
+    const options = queueOptions(config, metrics.registry);
+    const queue = new WorkQueue(options);
     // BullMQ's view of the shards is the same from every process: the watchers serve it, so the
     // workers' scrapes cost Redis nothing extra and Prometheus gets no copy per worker.
     metrics.textSources.add(() => queue.exportPrometheusMetrics());
-    const snapshots = new RedisSnapshotStore(redis, config.queue.name);
+    const snapshots = new RedisSnapshotStore(redis, options);
     this.manager = new WatcherManager({
       rest: kube.rest,
       leaderElection: {

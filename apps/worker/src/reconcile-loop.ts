@@ -41,7 +41,8 @@ export class ReconcileLoop implements OnApplicationBootstrap {
     @Inject(REDIS) redis: Redis,
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
-    const snapshots = new RedisSnapshotStore(redis, config.queue.name);
+    const options = queueOptions(config, metrics.registry);
+    const snapshots = new RedisSnapshotStore(redis, options);
     const recorder = metrics.controller.forController('backupjob', config.concurrency);
     const reconcileKey = instrumentReconcileKey(
       createReconcileKey({
@@ -64,7 +65,7 @@ export class ReconcileLoop implements OnApplicationBootstrap {
       recorder,
     );
     this.reconcileKey = dropInvalidKeys(reconcileKey, logger, recorder);
-    this.consumer = new QueueConsumer(queueOptions(config, metrics.registry));
+    this.consumer = new QueueConsumer(options);
     this.consumer.on('leaseLost', (key) =>
       logger.warn('lease lost: another worker took over the key', { key }),
     );

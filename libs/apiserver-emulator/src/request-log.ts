@@ -1,4 +1,5 @@
 import type { FaultMatch } from './faults.js';
+import type { Precondition } from './http/precondition.js';
 import type { RequestInfo } from './types.js';
 
 export interface RequestRecord {
@@ -21,6 +22,8 @@ export interface RequestRecord {
   durationMs: number;
   /** Set when an injected fault answered the request. */
   fault?: string;
+  /** For updates, patches and deletes: what guarded the write (see preconditionOf). */
+  precondition?: Precondition;
 }
 
 /** Which requests to count: the fault match fields plus the answer. */
@@ -65,7 +68,15 @@ export class RequestLog {
     {
       key: Omit<
         RequestRecord,
-        'seq' | 'time' | 'method' | 'path' | 'query' | 'userAgent' | 'durationMs' | 'fault'
+        | 'seq'
+        | 'time'
+        | 'method'
+        | 'path'
+        | 'query'
+        | 'userAgent'
+        | 'durationMs'
+        | 'fault'
+        | 'precondition'
       >;
       n: number;
     }

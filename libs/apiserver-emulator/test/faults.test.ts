@@ -141,4 +141,39 @@ describe('fault injection', () => {
     assert.equal(emu.log.count({ verb: 'list', resource: 'configmaps', user: 'alice' }), 2);
     assert.ok(emu.log.summary()['list configmaps alice'] === 2);
   });
+
+  test('the request log records the precondition each update, patch and delete carried', async () => {
+    const mark = emu.log.mark();
+    const made = await call('POST', CM, { metadata: { name: 'guarded' }, data: { a: '1' } });
+    const rv = made.json.metadata.resourceVersion as string;
+    const merge = { 'Content-Type': 'application/merge-patch+json' };
+    await call(
+      'PATCH',
+      `${CM}/guarded`,
+      { metadata: { resourceVersion: rv }, data: { a: '2' } },
+      merge,
+    );
+    await call('PATCH', `${CM}/guarded`, { data: { a: '3' } }, merge);
+    const current = (await call('GET', `${CM}/guarded`)).json.metadata.resourceVersion as string;
+    await call(
+      'PATCH',
+      `${CM}/guarded`,
+      [
+        { op: 'test', path: '/metadata/resourceVersion', value: current },
+        { op: 'replace', path: '/data/a', value: '4' },
+      ],
+      { 'Content-Type': 'application/json-patch+json' },
+    );
+    await call('DELETE', `${CM}/guarded`, { preconditions: { uid: made.json.metadata.uid } });
+    const writes = emu.log
+      .entries({ resource: 'configmaps', name: 'guarded', since: mark })
+      .filter((r) => r.verb !== 'get')
+      .map((r) => `${r.verb} ${r.precondition ?? '-'}`);
+    assert.deepEqual(writes, [
+      'patch resourceVersion',
+      'patch none',
+      'patch resourceVersion',
+      'delete uid',
+    ]);
+  });
 });

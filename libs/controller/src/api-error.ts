@@ -1,4 +1,5 @@
 import { ApiException } from '@kubernetes/client-node';
+import { parseRetryAfter } from '#kube';
 
 /** What the reconcile loop does about a failed API call. */
 export type FailureKind =
@@ -42,14 +43,6 @@ function headerValue(
   if (!headers) return undefined;
   const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
   return key === undefined ? undefined : headers[key];
-}
-
-/** Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 function kindOf(code: number): FailureKind {

@@ -56,7 +56,7 @@ describe('reconciling from the watcher’s snapshots', () => {
   before(async () => {
     [h, redis] = await Promise.all([startHarness(), startRedisServer()]);
     client = new Redis(redis.url);
-    store = new RedisSnapshotStore(client, 'test');
+    store = new RedisSnapshotStore(client, { name: 'test' });
     fromSnapshots = createReconcileKey({
       kubeConfig: h.kc,
       config,

@@ -37,6 +37,7 @@ export {
   type LeaderElectionRecord,
 } from './resourcelock.js';
 export { isApiError, KubeApiError, RestClient, type RequestOptions, type Status } from './rest.js';
+export { parseRetryAfter } from './retry-after.js';
 export type { SnapshotReader, SnapshotStore, WorldSnapshot } from './snapshot.js';
 export { stripBackupJob, stripCronJob, stripJob, withoutWriters } from './transform.js';
 export * from './types.js';

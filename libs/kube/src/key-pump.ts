@@ -1,14 +1,26 @@
+import { isFencedError, type FencedError } from '#queue';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { errorFields, silentLog, type Log } from './log.js';
 
-/** Where keys go: the queue library's WorkQueue.addBulk fits as it is. */
+/**
+ * Where keys go: the queue library's WorkQueue.addBulk fits as it is. With a `term` it refuses
+ * (FencedError) the adds of a leader whose term a newer one has fenced.
+ */
 export interface KeySink {
-  addBulk(keys: Iterable<string>, options?: { priority?: 'normal' | 'low' }): Promise<unknown>;
+  addBulk(
+    keys: Iterable<string>,
+    options?: { priority?: 'normal' | 'low'; term?: number },
+  ): Promise<unknown>;
+  /** Starts a term: older terms' writes are refused from now on (FencedError if a newer leads). */
+  raiseFence?(term: number): Promise<void>;
 }
 
-/** Writes the snapshots of the given keys as they are now; a key's snapshot goes out before the key. */
+/**
+ * Writes the snapshots of the given keys as they are now; a key's snapshot goes out before the key.
+ * With a `term`, a newer term's fence refuses the writes (FencedError).
+ */
 export interface SnapshotWriter {
-  write(keys: readonly string[]): Promise<void>;
+  write(keys: readonly string[], term?: number): Promise<void>;
 }
 
 export interface KeyPumpOptions {
@@ -17,6 +29,12 @@ export interface KeyPumpOptions {
   readonly snapshots?: SnapshotWriter;
   /** Most keys per call to the sink. */
   readonly batchSize?: number;
+  /** How long a settling key must see no further change before it is sent (see settle()). */
+  readonly settleMs?: number;
+  /** The leader term every snapshot write and key add carries (see the queue's fence). */
+  readonly term?: number;
+  /** A newer term refused a write: the pump has stopped; this term's writes are over. */
+  readonly onFenced?: (err: FencedError) => void;
   readonly backoff?: BackoffOptions;
   readonly log?: Log;
 }
@@ -32,11 +50,19 @@ export interface KeyPumpOptions {
  * and each round writes every such snapshot before it sends its batch of keys: a key reaches the
  * queue only after a snapshot at least as new as the change that added it. Snapshots are written
  * from the caches as they are at that moment, so a burst of changes to one key costs one write.
+ *
+ * Keys given to settle() (the operator's own writes coming back) wait locally until no further
+ * change of theirs arrived for `settleMs`, then go out at low priority: one verifying run after all
+ * of a run's writes are in the snapshot, rather than one racing the run's last write.
  */
 export class KeyPump {
   private readonly normal = new Set<string>();
   private readonly low = new Set<string>();
   private readonly dirty = new Set<string>();
+  /** Settling keys → when they are due, in due order (every entry is re-inserted when pushed back). */
+  private readonly settling = new Map<string, number>();
+  private settleTimer: NodeJS.Timeout | undefined;
+  private readonly settleMs: number;
   private readonly backoff: Backoff;
   private readonly log: Log;
   private readonly batchSize: number;
@@ -45,18 +71,37 @@ export class KeyPump {
   private idle: { promise: Promise<void>; resolve: () => void } | undefined;
   private loop: Promise<void> | undefined;
   private sending = 0;
+  /** The round being sent, settled once its outcome (refusals included) has been handled. */
+  private inFlight: Promise<void> | undefined;
 
   constructor(private readonly options: KeyPumpOptions) {
     this.backoff = new Backoff(options.backoff ?? { initialMs: 100, maxMs: 10_000 });
     this.log = options.log ?? silentLog;
     this.batchSize = options.batchSize ?? 1000;
+    this.settleMs = options.settleMs ?? keyPumpDefaults.settleMs;
   }
 
   add(key: string): void {
     if (this.stopping.signal.aborted) return;
     this.touch(key);
     this.low.delete(key);
+    // The run this asks for reads a snapshot that holds whatever the key was settling for.
+    this.settling.delete(key);
     this.normal.add(key);
+  }
+
+  /**
+   * The key's snapshot changed in a way its last run may not have seen (client-go's AddAfter with
+   * a debounce): the snapshot is rewritten now, and the key is sent at low priority once no further
+   * change of it arrived for `settleMs`. A key already waiting to be sent needs nothing more.
+   */
+  settle(key: string): void {
+    if (this.stopping.signal.aborted) return;
+    this.touch(key);
+    if (this.normal.has(key) || this.low.has(key)) return;
+    this.settling.delete(key);
+    this.settling.set(key, performance.now() + this.settleMs);
+    this.settleTimer ??= setTimeout(() => this.releaseSettled(), this.settleMs);
   }
 
   addLow(key: string): void {
@@ -72,9 +117,9 @@ export class KeyPump {
     this.wake?.();
   }
 
-  /** Keys and snapshots waiting or being sent. */
+  /** Keys and snapshots waiting, settling or being sent. */
   get pending(): number {
-    return this.normal.size + this.low.size + this.dirty.size + this.sending;
+    return this.normal.size + this.low.size + this.settling.size + this.dirty.size + this.sending;
   }
 
   start(): void {
@@ -87,7 +132,25 @@ export class KeyPump {
    */
   stop(): void {
     this.stopping.abort();
+    clearTimeout(this.settleTimer);
+    this.settling.clear();
     this.wake?.();
+  }
+
+  /**
+   * Resolves once the round being sent when the pump stopped has been answered and handled (a
+   * refused write logged and reported), or after `timeoutMs`, whichever comes first: a leader that
+   * loses its term accounts for its last writes without waiting long on a Redis that is gone.
+   */
+  async lastRoundSettled(timeoutMs: number): Promise<void> {
+    const inFlight = this.inFlight;
+    if (!inFlight) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      inFlight,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
   }
 
   /** Resolves when nothing is pending (or the pump stopped). */
@@ -107,7 +170,7 @@ export class KeyPump {
       const [set, priority] =
         this.normal.size > 0 ? [this.normal, 'normal' as const] : [this.low, 'low' as const];
       if (set.size === 0 && this.dirty.size === 0) {
-        this.settle();
+        this.notifyIdle();
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = undefined;
         continue;
@@ -117,13 +180,33 @@ export class KeyPump {
       const batch = take(set, this.batchSize);
       const dirty = take(this.dirty, Infinity);
       this.sending = batch.length + dirty.length;
+      let settled!: () => void;
+      this.inFlight = new Promise<void>((resolve) => (settled = resolve));
       try {
         await this.writeSnapshots(dirty);
-        if (batch.length > 0) await this.options.sink.addBulk(batch, { priority });
+        if (batch.length > 0) {
+          await this.options.sink.addBulk(batch, { priority, term: this.options.term });
+        }
         this.sending = 0;
         this.backoff.reset();
+        settled();
       } catch (err) {
         this.sending = 0;
+        // Before the stop check: a refusal that arrives after this term ended is still counted.
+        if (isFencedError(err)) {
+          // A newer leader writes now: retrying could only be refused again, or worse, land
+          // after it lost its own term. What is pending is the newer leader's to send.
+          this.log.error('a newer leader fenced this one; its writes were refused', {
+            term: err.term,
+            fence: err.fence,
+            refused: err.refused,
+          });
+          this.stop();
+          this.options.onFenced?.(err);
+          settled();
+          break;
+        }
+        settled();
         if (signal.aborted) break;
         for (const key of dirty) this.touch(key);
         for (const key of batch) {
@@ -141,23 +224,47 @@ export class KeyPump {
         await sleep(delayMs, signal);
       }
     }
-    this.settle();
+    this.notifyIdle();
   }
 
   private async writeSnapshots(keys: readonly string[]): Promise<void> {
     const writer = this.options.snapshots;
     if (!writer) return;
     for (let i = 0; i < keys.length; i += this.batchSize) {
-      await writer.write(keys.slice(i, i + this.batchSize));
+      await writer.write(keys.slice(i, i + this.batchSize), this.options.term);
     }
   }
 
-  private settle(): void {
+  /** Moves the keys whose settle time is up to the low set; re-arms for the next one. */
+  private releaseSettled(): void {
+    this.settleTimer = undefined;
+    const now = performance.now();
+    for (const [key, due] of this.settling) {
+      if (due > now) {
+        this.settleTimer = setTimeout(() => this.releaseSettled(), due - now);
+        break;
+      }
+      this.settling.delete(key);
+      if (!this.normal.has(key)) this.low.add(key);
+    }
+    this.wake?.();
+  }
+
+  private notifyIdle(): void {
     if (this.pending > 0 && !this.stopping.signal.aborted) return;
     this.idle?.resolve();
     this.idle = undefined;
   }
 }
+
+export const keyPumpDefaults = {
+  /**
+   * Above the time one run's writes take to come back through the watches at ordinary API
+   * latencies, so the verifying run sees them all; a run slower than this only costs one more
+   * verifying run (or a 409 and a retry), never a missed change.
+   */
+  settleMs: 1000,
+};
 
 function take(set: Set<string>, max: number): string[] {
   const batch: string[] = [];

@@ -8,8 +8,12 @@ import { LeaseLock, type CallOptions, type Lease } from './resourcelock.js';
 export type StoppedReason = 'lost' | 'stopped';
 
 export interface LeaderCallbacks {
-  /** This candidate now leads; `signal` aborts the moment it stops leading, before anything else. */
-  onStartedLeading(signal: AbortSignal): void;
+  /**
+   * This candidate now leads; `signal` aborts the moment it stops leading, before anything else.
+   * `term` is the Lease's leaseTransitions as this candidate took it: it grows with every new
+   * holder, so writes elsewhere can be fenced against a deposed leader.
+   */
+  onStartedLeading(signal: AbortSignal, term: number): void;
   /**
    * Leading ended. 'lost': renewals failed for renewDeadline or another candidate holds the lease;
    * the process should exit and restart clean. 'stopped': stop() ended it (and released the lease
@@ -23,6 +27,8 @@ export interface LeaderCallbacks {
 /** `leader_election_master_status{name}`; the observability LeaderElectionMetrics fits. */
 export interface LeaderStatusGauge {
   set(name: string, leading: boolean): void;
+  /** Counts writes of this leader's term that a newer term refused. */
+  fenced?(name: string, writes: number): void;
 }
 
 export interface LeaderElectorOptions {
@@ -66,8 +72,9 @@ const RETRY_JITTER = 0.2;
  * client-go's LeaderElector on a coordination.k8s.io/v1 Lease: followers try every retryPeriod
  * for as long as they run; the leader renews every retryPeriod and, when no renewal succeeded for
  * renewDeadline, stops leading at once (before the lease can expire for anyone else, as
- * leaseDuration > renewDeadline). Leases give no fencing: a leader paused longer than the lease
- * acts until its next renewal fails, so what it drives must tolerate a brief second leader.
+ * leaseDuration > renewDeadline). Leases give no fencing by themselves: a leader paused longer
+ * than the lease acts until its next renewal fails, so what it writes carries its term (see
+ * onStartedLeading) for the store to refuse.
  */
 export class LeaderElector {
   private readonly lock: LeaseLock;
@@ -136,8 +143,15 @@ export class LeaderElector {
     const leadership = new AbortController();
     this.leading = true;
     this.setGauge(true);
-    this.log.info('became leader', { lease: this.lock.describe(), identity: this.identity });
-    this.options.callbacks.onStartedLeading(leadership.signal);
+    this.log.info('became leader', {
+      lease: this.lock.describe(),
+      identity: this.identity,
+      term: this.observer.record?.leaderTransitions ?? 0,
+    });
+    this.options.callbacks.onStartedLeading(
+      leadership.signal,
+      this.observer.record?.leaderTransitions ?? 0,
+    );
     if (this.options.eventController && this.lastWritten) {
       void recordLeaderEvent(
         this.options.rest,
@@ -171,13 +185,22 @@ export class LeaderElector {
     return undefined;
   }
 
+  /**
+   * Renews every retryPeriod, counted from the start of the previous attempt, until it cannot.
+   * The renew deadline counts from the start of the last successful renewal (the latest moment the
+   * Lease can have been written), so time spent waiting for a slow answer is time the deadline has
+   * used up: sleeping a whole retry period after it as well would leave a slow but successful
+   * renewal too little time, and a leader on a loaded API server would give up a lease it can hold.
+   */
   private async renewUntilLost(acquiredAt: number): Promise<StoppedReason> {
     let renewedAt = acquiredAt;
+    let attemptedAt = acquiredAt;
     for (;;) {
-      await sleep(this.retryPeriodMs, this.stopping.signal);
+      await sleep(Math.max(0, attemptedAt + this.retryPeriodMs - this.now()), this.stopping.signal);
       if (this.stopping.signal.aborted) return 'stopped';
       const deadline = renewedAt + this.renewDeadlineMs;
       const started = this.now();
+      attemptedAt = started;
       if (started >= deadline) return 'lost';
       const renewed = await this.tryAcquireOrRenew({
         timeoutMs: Math.min(this.requestTimeoutMs, deadline - started),

@@ -49,9 +49,11 @@ export class WatcherManager {
       metrics: options.metrics,
       log: this.log,
       callbacks: {
-        onStartedLeading: (signal) => this.lead(signal),
+        onStartedLeading: (signal, term) => this.lead(signal, term),
         onStoppedLeading: (reason) => {
-          if (reason === 'lost') options.onLost();
+          if (reason !== 'lost') return;
+          // Its writes already stopped; the answers to those in flight are accounted for first.
+          void (this.current?.stop() ?? Promise.resolve()).then(() => options.onLost());
         },
       },
     });
@@ -84,11 +86,17 @@ export class WatcherManager {
     return { leader, synced, healthy, ready: !leader || (synced && healthy) };
   }
 
-  private lead(signal: AbortSignal): void {
+  private lead(signal: AbortSignal, term: number): void {
     const controller = new WatcherController({
       ...this.options.controller,
       rest: this.options.rest,
       log: this.log,
+      term,
+      // Redis saw a newer term: this process no longer leads, whatever its Lease renewals say.
+      onFenced: (err) => {
+        this.options.metrics?.fenced?.(this.options.leaderElection.name, err.refused);
+        this.options.onLost();
+      },
     });
     this.current = controller;
     controller.start();

@@ -1,5 +1,6 @@
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { fetch, type Dispatcher, type Response } from 'undici';
+import { parseRetryAfter } from './retry-after.js';
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
@@ -29,6 +30,8 @@ export class KubeApiError extends Error {
     readonly code: number,
     readonly reason: string | undefined,
     message: string,
+    /** How long the server asked the client to wait (Retry-After, with 429 and 503). */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'KubeApiError';
@@ -62,7 +65,7 @@ export class RestClient {
   async request<T>(options: RequestOptions): Promise<T> {
     const response = await this.send(options, options.timeoutMs ?? this.defaultTimeoutMs);
     const text = await response.text();
-    if (!response.ok) throw errorFrom(response.status, text);
+    if (!response.ok) throw errorFrom(response, text);
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
@@ -73,7 +76,7 @@ export class RestClient {
    */
   async stream(options: RequestOptions): Promise<ReadableStream<Uint8Array>> {
     const response = await this.send(options, options.timeoutMs);
-    if (!response.ok || !response.body) throw errorFrom(response.status, await response.text());
+    if (!response.ok || !response.body) throw errorFrom(response, await response.text());
     return response.body;
   }
 
@@ -105,7 +108,8 @@ export class RestClient {
   }
 }
 
-function errorFrom(code: number, text: string): KubeApiError {
+function errorFrom(response: Response, text: string): KubeApiError {
+  const code = response.status;
   let status: Status = {};
   try {
     status = JSON.parse(text) as Status;
@@ -116,5 +120,6 @@ function errorFrom(code: number, text: string): KubeApiError {
     code,
     status.reason,
     status.message ?? (text.slice(0, 200) || `HTTP ${code}`),
+    parseRetryAfter(response.headers.get('retry-after') ?? undefined),
   );
 }

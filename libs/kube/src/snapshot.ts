@@ -13,9 +13,14 @@ export interface WorldSnapshot {
 
 /** Where the watcher keeps snapshots, one per BackupJob key. */
 export interface SnapshotStore {
-  /** Replaces each key's snapshot; `undefined` deletes it. */
+  /**
+   * Replaces each key's snapshot; `undefined` deletes it. With a leader `term`, writes are refused
+   * (the promise rejects) once a newer term has written: a deposed leader's late writes never
+   * overwrite its successor's.
+   */
   write(
     entries: readonly (readonly [key: string, snapshot: WorldSnapshot | undefined])[],
+    term?: number,
   ): Promise<void>;
   /** Every key that has a snapshot, e.g. to find those of BackupJobs deleted while no one watched. */
   keys(): AsyncIterable<string>;

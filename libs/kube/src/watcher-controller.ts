@@ -1,4 +1,5 @@
 import { MANAGED_BY_VALUE, LABEL_MANAGED_BY } from '#api';
+import { isFencedError, type FencedError } from '#queue';
 import { ANNOTATION_OWNER_NAME, cronJobName } from '#reconciler';
 import { sleep, type BackoffOptions } from './backoff.js';
 import { backupJobKeyOfCronJob, backupJobKeyOfJob } from './handler.js';
@@ -39,6 +40,15 @@ export interface WatcherControllerOptions {
   readonly resyncPeriodMs?: number;
   readonly watchdogMs?: number;
   readonly pageSize?: number;
+  /** How long the operator's own writes must settle before their verifying run (KeyPump.settle). */
+  readonly settleMs?: number;
+  /**
+   * This leader's term (the Lease's leaseTransitions when it took the lease): every snapshot
+   * write and key add carries it, and Redis refuses them once a newer term wrote.
+   */
+  readonly term?: number;
+  /** Redis refused a write of this term: a newer leader leads, and this controller has stopped. */
+  readonly onFenced?: (err: FencedError) => void;
   readonly watchTimeoutSeconds?: () => number;
   readonly backoff?: BackoffOptions;
   readonly log?: Log;
@@ -50,12 +60,17 @@ export const CHILD_SELECTOR = `${LABEL_MANAGED_BY}=${MANAGED_BY_VALUE}`;
 /** How often a new term checks whether its informers have synced. */
 const SYNC_POLL_MS = 100;
 
+/** How long stop() waits for the answer to a send in flight (a Redis that is gone never answers). */
+const LAST_ROUND_GRACE_MS = 1000;
+
 /**
  * The watcher's controller (controller-runtime's For(BackupJob).Owns(CronJob).Owns(Job)): turns
- * every relevant change into the owning BackupJob's `namespace/name` key. Initial lists, relists
- * of unchanged objects and resyncs go at low priority; real changes at normal priority.
- * With a snapshot store, every change to a BackupJob or its children also rewrites that
- * BackupJob's snapshot, whether or not it is worth a reconcile, and always before the key is sent.
+ * every change of a BackupJob or of its children into the BackupJob's `namespace/name` key, after
+ * rewriting its snapshot. Changes the predicates pass (anyone else's writes, deletions) go at
+ * normal priority at once; initial lists, relists of unchanged objects and resyncs at low
+ * priority; the operator's own writes settle first and then go at low priority, because a run may
+ * have decided from a snapshot taken before such a write reached the caches (a lagging watch), and
+ * only a run that sees the write can tell whether the object is still what the spec asks for.
  * Runs only while leading: create one per leadership term, stop it when the term ends.
  */
 export class WatcherController {
@@ -73,8 +88,18 @@ export class WatcherController {
     this.pump = new KeyPump({
       sink: options.queue,
       log: this.log,
+      settleMs: options.settleMs,
+      term: options.term,
+      onFenced: (err) => {
+        void this.stop();
+        options.onFenced?.(err);
+      },
       snapshots: store && {
-        write: (keys) => store.write(keys.map((key) => [key, this.snapshot(key)] as const)),
+        write: (keys, term) =>
+          store.write(
+            keys.map((key) => [key, this.snapshot(key)] as const),
+            term,
+          ),
       },
     });
     const common = {
@@ -117,15 +142,22 @@ export class WatcherController {
    * CronJob informer had listed would show a BackupJob without its CronJob.
    */
   start(): void {
+    const fenced = this.raiseFence();
     for (const informer of this.informers()) informer.start();
-    void this.startPumpWhenSynced();
+    void this.startPumpWhenSynced(fenced);
   }
 
-  /** Stops enqueueing at once, then the watches. */
+  /**
+   * Stops enqueueing at once, then the watches; waits (briefly) for the answer to a send already
+   * in flight, so a write refused by a newer term is still logged and counted.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.pump.stop();
-    await Promise.all(this.informers().map((i) => i.stop()));
+    await Promise.all([
+      ...this.informers().map((i) => i.stop()),
+      this.pump.lastRoundSettled(LAST_ROUND_GRACE_MS),
+    ]);
   }
 
   /** Every informer finished its first list. */
@@ -183,7 +215,35 @@ export class WatcherController {
     };
   }
 
-  private async startPumpWhenSynced(): Promise<void> {
+  /**
+   * Raises the queue's fences to this term at once, so a deposed leader's late writes are refused
+   * from the start of the term rather than from this leader's first write to each shard. Best
+   * effort: with Redis unreachable, the first snapshot write to each shard raises its fence.
+   */
+  private async raiseFence(): Promise<void> {
+    const { term, queue } = this.options;
+    if (term === undefined || !queue.raiseFence) return;
+    try {
+      await queue.raiseFence(term);
+    } catch (err) {
+      if (isFencedError(err)) {
+        this.log.error('a newer leader fenced this one at the start of its term', {
+          term: err.term,
+          fence: err.fence,
+        });
+        void this.stop();
+        this.options.onFenced?.(err);
+        return;
+      }
+      this.log.warn('could not raise the fence for this term; its first writes will', {
+        term,
+        ...errorFields(err),
+      });
+    }
+  }
+
+  private async startPumpWhenSynced(fenced: Promise<void>): Promise<void> {
+    await fenced;
     while (!this.synced) {
       if (this.stopped) return;
       await sleep(SYNC_POLL_MS);
@@ -234,7 +294,7 @@ export class WatcherController {
       onUpdate: (old, obj) => {
         if (!resourceVersionChanged(old, obj)) this.enqueueLow(objectKey(obj));
         else if (passes(old, obj)) this.enqueue(objectKey(obj));
-        else this.touch(objectKey(obj));
+        else this.settle(objectKey(obj));
       },
       onDelete: (obj) => this.enqueue(objectKey(obj)),
     };
@@ -245,20 +305,19 @@ export class WatcherController {
     passes: UpdatePredicate = () => true,
     addPasses: AddPredicate = () => true,
   ): EventHandler<KubeObject> {
-    const toOwner = (obj: KubeObject, how: 'normal' | 'low' | 'snapshot') => {
+    const toOwner = (obj: KubeObject, how: 'normal' | 'low' | 'settle') => {
       const key = ownerKey(obj);
       if (key === undefined || !splitKey(key).name) return;
       if (how === 'normal') this.enqueue(key);
       else if (how === 'low') this.enqueueLow(key);
-      else this.touch(key);
+      else this.settle(key);
     };
     return {
-      onAdd: (obj, initial) =>
-        toOwner(obj, initial ? 'low' : addPasses(obj) ? 'normal' : 'snapshot'),
+      onAdd: (obj, initial) => toOwner(obj, initial ? 'low' : addPasses(obj) ? 'normal' : 'settle'),
       onUpdate: (old, obj) => {
         if (!resourceVersionChanged(old, obj)) return;
         // An owner that changed (adoption, orphaning) concerns both owners.
-        const how = passes(old, obj) ? 'normal' : 'snapshot';
+        const how = passes(old, obj) ? 'normal' : 'settle';
         toOwner(old, how);
         toOwner(obj, how);
       },
@@ -266,8 +325,8 @@ export class WatcherController {
     };
   }
 
-  private touch(key: string): void {
-    if (!this.stopped) this.pump.touch(key);
+  private settle(key: string): void {
+    if (!this.stopped) this.pump.settle(key);
   }
 
   private enqueue(key: string): void {

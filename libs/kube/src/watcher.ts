@@ -1,4 +1,4 @@
-import { Backoff, sleep, type BackoffOptions } from './backoff.js';
+import { Backoff, defaultBackoff, sleep, type BackoffOptions } from './backoff.js';
 import { errorFields, silentLog, type Log } from './log.js';
 import { isApiError, KubeApiError, type RestClient } from './rest.js';
 import {
@@ -66,18 +66,23 @@ interface WatchLine {
  * client-go's reflector loop, which never gives up: list (paged), then watch from the list's
  * resourceVersion with bookmarks; a watch that ends is resumed from the last resourceVersion
  * seen; 410 Gone (in the stream or as the HTTP status) relists; every other failure (HTTP
- * errors, resets, stalled watches caught by the watchdog) backs off and retries.
+ * errors, resets, stalled watches caught by the watchdog) backs off and retries. A Retry-After
+ * from the server (429, 503) is the delay, as client-go's REST client honours it; the backoff
+ * starts over after a healthy period: a list that worked, a watch that delivered a line or stayed
+ * open for the longest delay, or no failure for a while (see Backoff).
  */
 export class Watcher<T extends KubeObject = KubeObject> {
   private resourceVersion: string | undefined;
   private isHealthy = false;
   private hasSynced = false;
   private readonly backoff: Backoff;
+  private readonly healthyAfterMs: number;
   private readonly log: Log;
   private readonly path: string;
 
   constructor(private readonly options: WatcherOptions<T>) {
     this.backoff = new Backoff(options.backoff);
+    this.healthyAfterMs = options.backoff?.maxMs ?? defaultBackoff.maxMs;
     this.log = options.log ?? silentLog;
     this.path = collectionPath(options.resource, options.namespace);
   }
@@ -119,7 +124,10 @@ export class Watcher<T extends KubeObject = KubeObject> {
 
   private async retryLater(signal: AbortSignal, msg: string, err?: unknown): Promise<void> {
     this.isHealthy = false;
-    const delayMs = Math.round(this.backoff.next());
+    const asked = isApiError(err) ? err.retryAfterMs : undefined;
+    const delayMs = Math.round(
+      asked === undefined ? this.backoff.next() : this.backoff.after(asked),
+    );
     this.log.warn(msg, { ...this.fields(), retryInMs: delayMs, ...(err ? errorFields(err) : {}) });
     await sleep(delayMs, signal);
   }
@@ -162,6 +170,7 @@ export class Watcher<T extends KubeObject = KubeObject> {
     signal.addEventListener('abort', stop, { once: true });
     const watchdog = new Watchdog(this.options.watchdogMs ?? watcherDefaults.watchdogMs, stop);
     const started = performance.now();
+    let openedAt: number | undefined;
     let lines = 0;
     try {
       const body = await this.options.rest.stream({
@@ -177,6 +186,7 @@ export class Watcher<T extends KubeObject = KubeObject> {
         signal: controller.signal,
       });
       this.isHealthy = true;
+      openedAt = performance.now();
       for await (const line of readLines(body)) {
         watchdog.reset();
         if (lines++ === 0) this.backoff.reset();
@@ -192,6 +202,11 @@ export class Watcher<T extends KubeObject = KubeObject> {
       if (watchdog.fired) return 'stalled';
       throw err;
     } finally {
+      // Open as long as the longest delay, it proved the server healthy even without a line (a
+      // quiet watch): however it ended, the next failure is a first one again.
+      if (openedAt !== undefined && performance.now() - openedAt >= this.healthyAfterMs) {
+        this.backoff.reset();
+      }
       watchdog.stop();
       signal.removeEventListener('abort', stop);
       controller.abort();

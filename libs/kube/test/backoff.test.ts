@@ -19,3 +19,27 @@ test('jitter never pushes a delay past the cap', () => {
   const backoff = new Backoff({ initialMs: 1000, maxMs: 1100, jitter: 0.2 }, () => 0.999);
   assert.deepEqual([backoff.next(), backoff.next()], [1100, 1100]);
 });
+
+test('a failure long after the previous one starts over from the first delay (client-go resetDuration)', () => {
+  let now = 0;
+  const backoff = new Backoff(
+    { initialMs: 100, maxMs: 10_000, jitter: 0, resetAfterMs: 5000 },
+    () => 0,
+    () => now,
+  );
+  assert.deepEqual([backoff.next(), backoff.next(), backoff.next()], [100, 200, 400]);
+  now += 4999;
+  assert.equal(backoff.next(), 800);
+  now += 5000;
+  assert.equal(backoff.next(), 100);
+});
+
+test('a delay the server asked for is used as it is, capped and jittered, and does not grow the backoff', () => {
+  const backoff = new Backoff({ initialMs: 100, maxMs: 2000, jitter: 0.5 }, () => 0.5);
+  assert.equal(backoff.next(), 125);
+  assert.deepEqual(
+    [backoff.after(1000), backoff.after(1000), backoff.after(5000)],
+    [1250, 1250, 2000],
+  );
+  assert.equal(backoff.next(), 250);
+});

@@ -136,6 +136,11 @@ describe('Informer under injected faults loses no change', () => {
     inf.start();
     try {
       await eventually(() => inf.synced, 'informer never synced');
+      // Synced means listed; the watch opens a moment later, and a fault on watches must find it.
+      await eventually(
+        () => cluster.emu.core.watches.count({ namespace }) === 1,
+        'the informer never watched',
+      );
       await fault(cluster);
       await api.patch(namespace, 'a', { metadata: { labels: { changed: 'yes' } } });
       await api.patchStatus(namespace, 'b', { message: 'written while the watch was faulty' }, 'x');

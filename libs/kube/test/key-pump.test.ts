@@ -73,3 +73,45 @@ test('batches respect the batch size', async () => {
     [2, 2, 1],
   );
 });
+
+test('settling keys: a burst of settles for one key becomes one low add, with its snapshot written first', async () => {
+  const target = sink();
+  const written: string[][] = [];
+  const pump = new KeyPump({
+    sink: target,
+    settleMs: 5,
+    snapshots: { write: async (keys) => void written.push([...keys]) },
+  });
+  pump.start();
+  for (let i = 0; i < 10; i++) pump.settle('ns/echo');
+  await pump.whenIdle();
+  pump.stop();
+  assert.deepEqual(target.calls, [{ keys: ['ns/echo'], priority: 'low' }]);
+  assert.ok(written.flat().includes('ns/echo'), 'the snapshot was rewritten');
+});
+
+test('a normal add of a settling key sends it once at normal priority and ends its settling', async () => {
+  const target = sink();
+  const pump = new KeyPump({ sink: target, settleMs: 60_000 });
+  pump.start();
+  pump.settle('ns/a');
+  pump.add('ns/a');
+  await pump.whenIdle();
+  pump.stop();
+  assert.deepEqual(target.calls, [{ keys: ['ns/a'], priority: 'normal' }]);
+});
+
+test('a settle of a key already waiting to be sent adds nothing; stop drops settling keys', async () => {
+  const target = sink();
+  const pump = new KeyPump({ sink: target, settleMs: 60_000 });
+  pump.addLow('ns/waiting');
+  pump.settle('ns/waiting');
+  pump.settle('ns/settling');
+  assert.equal(pump.pending, 2);
+  pump.start();
+  await new Promise((resolve) => setImmediate(resolve));
+  pump.stop();
+  await pump.whenIdle();
+  assert.deepEqual(target.calls, [{ keys: ['ns/waiting'], priority: 'low' }]);
+  assert.equal(pump.pending, 0);
+});

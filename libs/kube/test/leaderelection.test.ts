@@ -106,6 +106,36 @@ describe('LeaderElector against the API emulator', () => {
     }
   });
 
+  test('a leader whose renewals are slow but within the request timeout keeps its lease', async () => {
+    const lease = `lease-${leaseSeq++}`;
+    // A 3 s request timeout (renewDeadline / 2). Each renewal takes 2.5 s: slow, yet it succeeds.
+    // The renew deadline counts from the start of the last successful renewal, so a renewal that
+    // starts only a retry period after the previous one ended has 6 - 2.5 - 2 = 1.5 s left and is
+    // cut short; starting it a retry period after the previous one began leaves 3.5 s.
+    const timings = { leaseDurationMs: 8000, renewDeadlineMs: 6000, retryPeriodMs: 2000 };
+    const a = candidate('slow-a', lease, timings);
+    await eventually(() => a.elector.isLeader, 'the candidate never led');
+    const slow = cluster.emu.core.faults.addLatency({
+      match: { user: 'slow-a', resource: 'leases' },
+      fixedMs: 2500,
+    });
+    try {
+      const mark = cluster.emu.core.log.mark();
+      const renewals = () =>
+        cluster.emu.core.log.count({ resource: 'leases', user: 'slow-a', since: mark, code: 200 });
+      await eventually(
+        () => a.log.length > 1 || renewals() >= 5,
+        'five slow renewals, or the leader giving up',
+        30_000,
+      );
+      assert.deepEqual(a.log, ['leading'], 'still leading after five slow renewals');
+      assert.equal(await holderOf(lease), 'slow-a');
+    } finally {
+      cluster.emu.core.faults.remove(slow);
+      await a.elector.stop();
+    }
+  });
+
   test('stop() releases the Lease and a standby takes it without waiting for expiry', async () => {
     const lease = `lease-${leaseSeq++}`;
     // A long lease and a short retry period: only a release explains a quick handover.

@@ -125,9 +125,14 @@ export class ReconcileRecorder {
   }
 }
 
-/** `leader_election_master_status{name}`: 1 while this process holds the Lease, 0 as standby. */
+/**
+ * `leader_election_master_status{name}`: 1 while this process holds the Lease, 0 as standby; and
+ * `leader_election_fenced_writes_total{name}`: writes a deposed leader made after a newer one took
+ * over, refused by the newer term's fence in Redis.
+ */
 export class LeaderElectionMetrics {
   readonly masterStatus: Gauge<'name'>;
+  readonly fencedWrites: Counter<'name'>;
 
   constructor(registry: Registry) {
     this.masterStatus = new Gauge({
@@ -136,10 +141,20 @@ export class LeaderElectionMetrics {
       labelNames: ['name'],
       registers: [registry],
     });
+    this.fencedWrites = new Counter({
+      name: 'leader_election_fenced_writes_total',
+      help: "Snapshot writes and key adds this process made as leader that Redis refused because a newer leader's term had written. 'name' is the lease.",
+      labelNames: ['name'],
+      registers: [registry],
+    });
   }
 
   set(name: string, leading: boolean): void {
     this.masterStatus.set({ name }, leading ? 1 : 0);
+  }
+
+  fenced(name: string, writes: number): void {
+    this.fencedWrites.inc({ name }, writes);
   }
 }
 

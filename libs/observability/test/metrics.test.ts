@@ -59,6 +59,7 @@ describe('registry', () => {
     metrics.controller.forController('backupjob', 10);
     metrics.restClient.observe('GET', '127.0.0.1:6443', 200, 0.01);
     metrics.leaderElection.set('backupjob-operator-watcher', false);
+    metrics.leaderElection.fenced('backupjob-operator-watcher', 3);
     const text = await scrape(metrics);
     const types = Object.fromEntries(
       [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1], m[2]]),
@@ -72,6 +73,7 @@ describe('registry', () => {
       controller_runtime_max_concurrent_reconciles: 'gauge',
       backupjob_operator_invalid_keys_total: 'counter',
       leader_election_master_status: 'gauge',
+      leader_election_fenced_writes_total: 'counter',
       rest_client_requests_total: 'counter',
       rest_client_request_duration_seconds: 'histogram',
     });
@@ -86,6 +88,10 @@ describe('registry', () => {
     assert.equal(
       sample(text, 'leader_election_master_status{name="backupjob-operator-watcher"}'),
       0,
+    );
+    assert.equal(
+      sample(text, 'leader_election_fenced_writes_total{name="backupjob-operator-watcher"}'),
+      3,
     );
   });
 

@@ -1,4 +1,6 @@
 export { createRedisClient, type RedisClient } from './connection.js';
+export { FencedError, isFencedError, termCurrent } from './fence.js';
+export { LuaScript } from './scripts.js';
 export {
   QueueConsumer,
   type ConsumerEvents,

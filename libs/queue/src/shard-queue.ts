@@ -1,5 +1,7 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { RedisClient } from './connection.js';
+import { FencedError, termCurrent } from './fence.js';
+import { LuaScript } from './scripts.js';
 import { dedupId, type JobIds } from './job-ids.js';
 import type { ResolvedQueueOptions } from './options.js';
 import { shardKeys, shardLocation, type ShardKeys } from './shard.js';
@@ -23,6 +25,12 @@ export interface RunStart {
   /** Consecutive failures of the key before this run (client-go NumRequeues). */
   failures: number;
 }
+
+const raiseFence = new LuaScript(
+  'raiseFence',
+  1,
+  new URL('./commands/raiseFence-1.lua', import.meta.url),
+);
 
 /** Failed runs kept per shard, so the dashboard shows each failing key's last error. */
 const keptFailures = 1_000;
@@ -70,11 +78,17 @@ export class ShardQueue {
    * for starts after the timer was set, so it sees everything the timer was meant to catch. A
    * low-priority add (a resync) leaves the timer: the run will set the same due time again, and
    * dropping and setting it would cost two BullMQ calls per key of every resync.
+   * With a leader `term`, the add is refused (FencedError) when a newer term fenced the shard; the
+   * check shares the round trip that reads the key's timer.
    */
-  async add(key: string, low: boolean, dropTimer = true): Promise<boolean> {
-    const [timer = null, nextBefore = null] = (await this.read((p) =>
-      p.get(this.dedupKey('timer', key)).hget(this.nextKey(key), 'jid'),
-    )) as (string | null)[];
+  async add(key: string, low: boolean, dropTimer = true, term?: number): Promise<boolean> {
+    const [timer = null, nextBefore = null, fence = null] = (await this.read((p) => {
+      p.get(this.dedupKey('timer', key)).hget(this.nextKey(key), 'jid');
+      return term === undefined ? p : p.get(this.keys.fence);
+    })) as (string | null)[];
+    if (term !== undefined && !termCurrent(term, fence)) {
+      throw new FencedError(term, Number(fence));
+    }
     // The key already has a kept next run; a low-priority add has nothing to add to it.
     if (low && nextBefore !== null) return false;
     const id = this.ids.next('run', key);
@@ -127,6 +141,11 @@ export class ShardQueue {
         .changeDelay(String(job.id), delay)
         .catch(() => undefined); // it fell due meanwhile: it runs now, earlier still
     }
+  }
+
+  /** Raises the shard's fence to `term` (never lowers it); returns the fence it now holds. */
+  async raiseFence(term: number): Promise<number> {
+    return Number(await raiseFence.run(this.client, this.keys.fence, term));
   }
 
   /** Whether the key's run job waits for a consumer (not running, not absent). */

@@ -43,6 +43,8 @@ export interface ShardKeys {
   epoch: string;
   /** STRING set for one lock duration after a loss: runs of the shard wait for it to expire. */
   hold: string;
+  /** STRING the newest leader term that wrote to the shard; older terms' writes are refused. */
+  fence: string;
 }
 
 export function shardKeys(prefix: string, name: string, shard: number): ShardKeys {
@@ -58,6 +60,7 @@ export function shardKeys(prefix: string, name: string, shard: number): ShardKey
     fail: `${own}fail`,
     epoch: `${own}epoch`,
     hold: `${own}hold`,
+    fence: `${own}fence`,
   };
 }
 

@@ -1,3 +1,4 @@
+import { FencedError } from './fence.js';
 import { QueueBase, type QueueEvents } from './queue-base.js';
 import type { QueueOptions } from './options.js';
 
@@ -9,6 +10,11 @@ export interface AddOptions {
    * controller-runtime's priority queue does. A key added at both priorities keeps the higher one.
    */
   priority?: Priority;
+  /**
+   * The adding leader's term: the add is refused with a FencedError when a newer term fenced the
+   * key's shard (see fence.ts). Without one the add is unconditional.
+   */
+  term?: number;
 }
 
 /** Adds in flight at once for one addBulk call (bounds the load a resync puts on Redis). */
@@ -30,6 +36,8 @@ export class WorkQueue extends QueueBase<QueueEvents> {
     const pending = await this.shardQueue(this.shardOf(requireKey(key))).add(
       key,
       options.priority === 'low',
+      true,
+      options.term,
     );
     if (pending) this.metrics?.incAdds(1);
     return pending;
@@ -51,6 +59,16 @@ export class WorkQueue extends QueueBase<QueueEvents> {
     };
     await Promise.all(Array.from({ length: Math.min(bulkParallelism, all.length) }, lane));
     return pending;
+  }
+
+  /**
+   * Starts a leader's term: raises every shard's fence to `term`, so writes of older terms are
+   * refused from now on. Throws FencedError when a newer term already leads.
+   */
+  async raiseFence(term: number): Promise<void> {
+    const fences = await Promise.all(this.shards.map((s) => s.raiseFence(term)));
+    const newest = Math.max(...fences);
+    if (newest > term) throw new FencedError(term, newest);
   }
 
   /**

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { startProcess, type ManagedProcess, startRedisServer } from '#testing';
 import {
+  isFencedError,
   shardKeys,
   shardOf,
   TerminalError,
@@ -443,6 +444,24 @@ for (const kind of backendKinds) {
         waiting.reduce((n, m) => n + Number(m[1]), 0),
         1,
       );
+    });
+
+    test('fencing: once a newer leader term raised the fences, adds of an older term are refused', async () => {
+      const options = queueOptions(backend);
+      const queue = producer(options);
+      await queue.raiseFence(3);
+      assert.equal(await queue.add('ns/current', { term: 3 }), true);
+      await assert.rejects(queue.add('ns/late', { term: 2 }), (err: Error) => {
+        assert.ok(isFencedError(err));
+        assert.deepEqual([err.term, err.fence], [2, 3]);
+        return true;
+      });
+      await assert.rejects(queue.raiseFence(2), (err: Error) => isFencedError(err));
+      // The refused key was never added; a newer term and an unfenced add both go through.
+      assert.equal(await queue.len(), 1);
+      assert.equal(await queue.add('ns/late', { term: 4 }), true);
+      assert.equal(await queue.add('ns/unfenced'), true);
+      assert.equal(await queue.len(), 3);
     });
 
     if (kind === 'cluster') {

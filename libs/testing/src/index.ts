@@ -5,3 +5,4 @@ export * from './redis-server.js';
 export * from './redis-cluster.js';
 export * from './operator-system.js';
 export * from './command.js';
+export * from './tcp-proxy.js';

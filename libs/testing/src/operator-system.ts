@@ -203,3 +203,21 @@ export async function startOperatorSystem(
     },
   };
 }
+
+/**
+ * Resolves once a watcher leads and every worker consumes keys: where a scenario's clock may
+ * start, so the time processes take to start on a loaded machine is not charged to what the
+ * scenario waits for.
+ */
+export async function untilWorking(sys: OperatorSystem, timeoutMs = 60_000): Promise<void> {
+  const leader = Promise.any(
+    sys.watchers.map((w) => w.waitForLine(/"msg":"became leader"/, timeoutMs)),
+  ).catch((err: AggregateError) => {
+    const why = (err.errors as Error[]).map((e) => e.message).join('\n');
+    throw new Error(`no watcher became leader:\n${why}`);
+  });
+  await Promise.all([
+    leader,
+    ...sys.workers.map((w) => w.waitForLine(/"msg":"consuming keys"/, timeoutMs)),
+  ]);
+}

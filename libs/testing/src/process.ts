@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 export interface ManagedProcess {
@@ -33,8 +35,10 @@ export function startProcess(options: StartOptions): ManagedProcess {
   });
   const lines: string[] = [];
   const waiters = new Set<(line: string) => void>();
+  const logFile = processLogFile(options.name, child.pid);
   const onLine = (line: string) => {
     lines.push(line);
+    if (logFile) appendFileSync(logFile, `${line}\n`);
     if (options.echo || process.env.ECHO_PROCESS_OUTPUT)
       process.stderr.write(`[${options.name}] ${line}\n`);
     for (const waiter of [...waiters]) waiter(line);
@@ -103,4 +107,15 @@ export function startProcess(options: StartOptions): ManagedProcess {
       return code;
     },
   };
+}
+
+/**
+ * With PROCESS_LOG_DIR set, every line of every child also goes to `<dir>/<name>-<pid>.log`, so a
+ * failure met in a long loop of runs can be read afterwards, whole.
+ */
+function processLogFile(name: string, pid: number | undefined): string | undefined {
+  const dir = process.env.PROCESS_LOG_DIR;
+  if (!dir) return undefined;
+  mkdirSync(dir, { recursive: true });
+  return join(dir, `${name}-${pid ?? 'unstarted'}.log`);
 }

@@ -12,6 +12,7 @@ import {
 import { forbiddenMessage, type Attributes } from '../rbac.js';
 import type { RequestInfo, UserInfo } from '../types.js';
 import { readBody } from './body.js';
+import { preconditionOf, type Precondition } from './precondition.js';
 import { requestInfo } from './request-info.js';
 import { handleResource } from './resources.js';
 import { sendError, sendJson } from './respond.js';
@@ -148,8 +149,10 @@ export async function handle(
   let user: UserInfo = core.authn.anonymous;
   let code: number;
   let fault: string | undefined;
+  let precondition: Precondition | undefined;
   try {
     const body = await readBody(req);
+    precondition = preconditionOf(info, body, req.headers['content-type']);
     user = identify(core, req);
     const latency = core.faults.latencyFor(info, user.username);
     if (latency > 0) await delay(latency);
@@ -192,5 +195,6 @@ export async function handle(
     code,
     durationMs: performance.now() - started,
     fault,
+    precondition,
   });
 }

@@ -216,7 +216,10 @@ function watch(ctx: RequestContext, rt: ResourceType): void {
   );
   core.watches.open.add(stream);
   const target = { group: rt.group, resource: rt.plural, namespace, user: ctx.user.username };
-  if (core.watches.takeExpireNext(target)) {
+  const fault = core.watches.takeNext(target);
+  // Dropped after it began, so the client sees its watch accepted and then cut.
+  if (fault === 'drop') setImmediate(() => stream.drop());
+  if (fault === 'expire') {
     stream.fail(
       410,
       'Expired',

@@ -11,8 +11,8 @@ export interface WatchMatch {
 /** Every open watch, so faults can drop, stall or expire them. */
 export class WatchHub {
   readonly open = new Set<WatchStream>();
-  /** New watches answered by an immediate in-stream ERROR 410 while > 0. */
-  private expireNext: { match: WatchMatch | undefined; remaining: number }[] = [];
+  /** What happens to the next new watches that match: an ERROR 410 at once, or a dropped connection. */
+  private next: { action: NextWatchFault; match: WatchMatch | undefined; remaining: number }[] = [];
 
   private select(match: WatchMatch | undefined): WatchStream[] {
     return [...this.open].filter(
@@ -59,11 +59,22 @@ export class WatchHub {
 
   /** The next `count` watch requests matching get ERROR 410 at once. */
   expireNextWatches(count: number, match?: WatchMatch): void {
-    this.expireNext.push({ match, remaining: count });
+    this.next.push({ action: 'expire', match, remaining: count });
   }
 
-  takeExpireNext(w: { group: string; resource: string; namespace: string; user: string }): boolean {
-    for (const e of this.expireNext) {
+  /** The next `count` watch requests matching are accepted, then their connection is dropped. */
+  dropNextWatches(count: number, match?: WatchMatch): void {
+    this.next.push({ action: 'drop', match, remaining: count });
+  }
+
+  /** The fault, if any, a new watch meets (consumes one of its rule's count). */
+  takeNext(w: {
+    group: string;
+    resource: string;
+    namespace: string;
+    user: string;
+  }): NextWatchFault | undefined {
+    for (const e of this.next) {
       const m = e.match;
       if (e.remaining <= 0) continue;
       if (
@@ -75,9 +86,11 @@ export class WatchHub {
       )
         continue;
       e.remaining--;
-      this.expireNext = this.expireNext.filter((x) => x.remaining > 0);
-      return true;
+      this.next = this.next.filter((x) => x.remaining > 0);
+      return e.action;
     }
-    return false;
+    return undefined;
   }
 }
+
+export type NextWatchFault = 'expire' | 'drop';
