@@ -218,7 +218,7 @@ describe('a withdrawn grant', () => {
     assert.match(describe, /SecretNotAllowed/);
   });
 
-  test('re-checks of the fenced BackupJob write nothing (no loop with the watcher)', async () => {
+  test('re-checks of the withheld BackupJob write nothing (no loop with the watcher)', async () => {
     const reconciles = async () =>
       metricValue(await scrapeMetrics(sys, sys.workers[0]!), 'controller_runtime_reconcile_total');
     const mark = sys.emulator.log.mark();
@@ -233,7 +233,7 @@ describe('a withdrawn grant', () => {
     );
   });
 
-  test('a Job made by hand from the fenced CronJob gets no Secret either', async () => {
+  test('a Job made by hand from the withheld CronJob gets no Secret either', async () => {
     expectOk(
       await sys.kubectl(['create', 'job', 'by-hand', `--from=cronjob/${CRONJOB}`, '-n', NS]),
       'kubectl create job --from',

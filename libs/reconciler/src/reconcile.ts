@@ -9,7 +9,7 @@ import { observeBackups, observeOverdue } from './observe.js';
 import { ANNOTATION_OWNER_NAME } from './names.js';
 import { hasFinalizer, isControlledBy } from './ownership.js';
 import { ownedFieldDiff, ownedFieldsPatch } from './owned.js';
-import { fenceActions } from './fence.js';
+import { withholdActions } from './withhold.js';
 import { borrows, grantRecheckDelay, permittedMounts, podRefusals } from './permitted.js';
 import { done, requeueAfter, sooner, terminal, type Result } from './result.js';
 import { specProblems } from './shape.js';
@@ -101,7 +101,7 @@ function reconcileChildren(
 }
 
 /**
- * Reports why the operator will not make a pod for this spec, if it will not, and fences the
+ * Reports why the operator will not make a pod for this spec, if it will not, and withholds the
  * CronJob it made before: suspended and without a Secret or claim not opted in now, so that a
  * withdrawn grant, or a narrowed image list, stops the next backup rather than only new CronJobs.
  */
@@ -121,7 +121,7 @@ function refuse(
   const ours =
     cronJob && isControlledBy(cronJob, backupJob) && !cronJob.metadata?.deletionTimestamp;
   if (ours) {
-    actions.push(...fenceActions(cronJob, permittedMounts(spec, grants), first));
+    actions.push(...withholdActions(cronJob, permittedMounts(spec, grants), first));
     message += `; CronJob ${cronJob.metadata?.name} is suspended until then`;
   }
   notReady(draft, first.reason, message, 'Validate');

@@ -387,7 +387,7 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
       /CronJob mysql-daily-backup is suspended/,
     );
     assert.equal(result.kind, 'requeueAfter');
-    assert.deepEqual(run(next).actions, [], 'a fenced CronJob is left as it is');
+    assert.deepEqual(run(next).actions, [], 'a withheld CronJob is left as it is');
   });
 
   test('an image the list allows reaches the CronJob, and is looked at again within grantRecheckMs', () => {
@@ -501,7 +501,7 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
       assert.deepEqual(revoked.result, { kind: 'requeueAfter', delayMs: config.refusedRecheckMs });
     });
 
-    test('the fenced world converges: another run writes nothing', () => {
+    test('the withheld world converges: another run writes nothing', () => {
       assert.deepEqual(run({ ...revoked.next, now: minutes(31) }).actions, []);
     });
 

@@ -19,7 +19,7 @@ function mayMount(volume: V1Volume, permitted: PermittedMounts): boolean {
  * (the refused spec must not reach it); nothing when it is already so. The normal update restores
  * the CronJob from the spec once nothing is refused.
  */
-export function fenceActions(
+export function withholdActions(
   cronJob: V1CronJob,
   permitted: PermittedMounts,
   refusal: Refusal,
