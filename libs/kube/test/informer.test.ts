@@ -220,6 +220,8 @@ describe('Informer under injected faults loses no change', () => {
     const seen = new Delivered();
     inf.addEventHandler(seen.handler());
     inf.start();
+    // One latency rule at a time: rules add up, and a growing pile of them would time writes out.
+    let latency: number | undefined;
     const faults: (() => void)[] = [
       () => core.watches.drop({ namespace: ns }),
       () => core.watches.stall({ namespace: ns }),
@@ -232,7 +234,10 @@ describe('Informer under injected faults loses no change', () => {
         core.faults.addError({ match: { verb: 'list', namespace: ns }, code: 500, count: 2 });
         core.watches.expire({ namespace: ns });
       },
-      () => core.faults.addLatency({ match: { namespace: ns }, fixedMs: 50, jitterMs: 100 }),
+      () => {
+        if (latency !== undefined) core.faults.remove(latency);
+        latency = core.faults.addLatency({ match: { namespace: ns }, fixedMs: 50, jitterMs: 100 });
+      },
     ];
     let writing = true;
     const injector = (async () => {
@@ -242,25 +247,7 @@ describe('Informer under injected faults loses no change', () => {
       }
     })();
     try {
-      const live = new Set<string>();
-      for (let i = 0; i < 150; i++) {
-        const name = `o${i % 12}`;
-        if (!live.has(name)) {
-          await api.create(ns, name);
-          live.add(name);
-        } else if (i % 5 === 0) {
-          await api.delete(ns, name);
-          live.delete(name);
-        } else {
-          await api.patch(ns, name, { metadata: { labels: { step: String(i) } } });
-        }
-      }
-    } finally {
-      writing = false;
-      await injector;
-      core.faults.clear();
-    }
-    try {
+      await writeWhileFaulty();
       const server = only(`${ns}/`);
       await eventually(
         async () => seen.matches(server(await api.versions())),
@@ -268,6 +255,28 @@ describe('Informer under injected faults loses no change', () => {
       );
     } finally {
       await inf.stop();
+    }
+
+    async function writeWhileFaulty(): Promise<void> {
+      try {
+        const live = new Set<string>();
+        for (let i = 0; i < 150; i++) {
+          const name = `o${i % 12}`;
+          if (!live.has(name)) {
+            await api.create(ns, name);
+            live.add(name);
+          } else if (i % 5 === 0) {
+            await api.delete(ns, name);
+            live.delete(name);
+          } else {
+            await api.patch(ns, name, { metadata: { labels: { step: String(i) } } });
+          }
+        }
+      } finally {
+        writing = false;
+        await injector;
+        core.faults.clear();
+      }
     }
   });
 });
