@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startOperatorSystem, startTcpProxy, type OperatorSystem, type TcpProxy } from '#testing';
+import {
+  startOperatorSystem,
+  startTcpProxy,
+  untilWorking,
+  type OperatorSystem,
+  type TcpProxy,
+} from '#testing';
 import { eventually, jsonLines } from '../e2e/support.js';
 import {
   assertConvergedEndState,
@@ -88,10 +94,12 @@ describe('a leader paused past its Lease with a write in flight', { timeout: 240
   });
 
   test('its late write is refused by the new term, logged, and it exits; all converge', async () => {
+    // Start-up is bounded as untilWorking bounds it: the scenario's clock starts after it.
     const oldLeader = await sys.startWatcher({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` });
-    await oldLeader.waitForLine(/"msg":"became leader"/, 30_000);
+    await oldLeader.waitForLine(/"msg":"became leader"/, 60_000);
     const standby = await sys.startWatcher();
-    await standby.waitForLine(/"msg":"campaigning for leadership"/, 30_000);
+    await standby.waitForLine(/"msg":"campaigning for leadership"/, 60_000);
+    await untilWorking(sys);
     fleet.create(10);
     await waitConverged(sys, fleet);
 
