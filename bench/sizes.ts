@@ -43,6 +43,8 @@ export interface Size {
     readonly latencies: readonly number[];
   };
   readonly coalescing: { readonly updates: number; readonly windowMs: number };
+  /** Spec changes at a slow pace, to count what one change costs. */
+  readonly ownWrites: { readonly objects: number; readonly workers: number };
   /** Converged BackupJobs that use an opted-in Secret, looked at again every intervalSeconds. */
   readonly grantRecheck: {
     readonly objects: number;
@@ -80,6 +82,7 @@ export const SIZES: Record<Size['name'], Size> = {
     shards: 16,
     burst: { objects: 1000, workers: 4 },
     churn: { objects: 10000, rates: [50, 150, 300], seconds: 10, workers: 4, latencies: [5] },
+    ownWrites: { objects: 400, workers: 2 },
     steady: { objects: 10000, workers: 4, latencies: [5] },
     coalescing: { updates: 100, windowMs: 1000 },
     grantRecheck: { objects: 10000, workers: 4, intervalSeconds: 120, latencyMs: 5 },
@@ -104,6 +107,7 @@ export const SIZES: Record<Size['name'], Size> = {
     shards: 4,
     burst: { objects: 200, workers: 2 },
     churn: { objects: 500, rates: [50], seconds: 5, workers: 2, latencies: [5] },
+    ownWrites: { objects: 100, workers: 2 },
     steady: { objects: 500, workers: 2, latencies: [5] },
     coalescing: { updates: 100, windowMs: 1000 },
     grantRecheck: { objects: 500, workers: 2, intervalSeconds: 40, latencyMs: 5 },

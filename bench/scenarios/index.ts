@@ -5,6 +5,7 @@ import { coalescingScenario } from './coalescing.js';
 import { coldStartScenario, latencyBoundScenario } from './cold-start.js';
 import { grantRecheckScenario } from './grant-recheck.js';
 import { memoryScenario } from './memory.js';
+import { ownWritesScenario } from './own-writes.js';
 import { profileScenario } from './profile.js';
 import { queueFloorScenario } from './queue-floor.js';
 import { redisMemoryScenario } from './redis-memory.js';
@@ -23,6 +24,7 @@ export const SCENARIOS: readonly Scenario[] = [
   steadyScenario,
   grantRecheckScenario,
   churnScenario,
+  ownWritesScenario,
   memoryScenario,
   redisMemoryScenario,
   profileScenario,
