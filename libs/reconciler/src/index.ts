@@ -2,6 +2,7 @@ export * from './actions.js';
 export * from './conditions.js';
 export * from './config.js';
 export * from './desired.js';
+export * from './failure.js';
 export * from './images.js';
 export * from './jobs.js';
 export * from './names.js';
