@@ -15,5 +15,6 @@ export * from './schedule.js';
 export * from './semantic.js';
 export * from './shape.js';
 export * from './spec.js';
+export * from './state.js';
 export * from './validate.js';
 export * from './world.js';
