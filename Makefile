@@ -15,6 +15,8 @@ NAMESPACE ?= backup-operator-system
 HELM_FLAGS ?=
 # Workers `make run` starts.
 WORKERS ?= 1
+# DASHBOARD=1: `make run` also serves the read-only queue dashboard and prints its URL.
+DASHBOARD ?= 0
 
 .DEFAULT_GOAL := help
 
@@ -25,8 +27,8 @@ help: ## Show this list.
 	@awk 'BEGIN {FS = ":.*##"; printf "usage: make <target> [VAR=value ...]\n"} \
 	  /^[a-z-]+:.*##/ {printf "  %-14s %s\n", $$1, $$2} \
 	  /^##@/ {printf "\n%s\n", substr($$0, 5)}' $(MAKEFILE_LIST)
-	@printf '\nvariables: IMG=%s RELEASE=%s NAMESPACE=%s WORKERS=%s CONTAINER_TOOL=%s\n' \
-	  '$(IMG)' '$(RELEASE)' '$(NAMESPACE)' '$(WORKERS)' '$(CONTAINER_TOOL)'
+	@printf '\nvariables: IMG=%s RELEASE=%s NAMESPACE=%s WORKERS=%s DASHBOARD=%s CONTAINER_TOOL=%s\n' \
+	  '$(IMG)' '$(RELEASE)' '$(NAMESPACE)' '$(WORKERS)' '$(DASHBOARD)' '$(CONTAINER_TOOL)'
 
 ##@ Development
 
@@ -62,7 +64,7 @@ uninstall: ## Remove the BackupJob CRD, and with it every BackupJob, from the cl
 
 .PHONY: run
 run: ## Run a watcher and WORKERS workers from this tree against the cluster; Ctrl-C stops all.
-	npm run start:local -- --workers $(WORKERS)
+	npm run start:local -- --workers $(WORKERS)$(if $(filter 1,$(DASHBOARD)), --dashboard)
 
 ##@ Image and deployment
 

@@ -9,8 +9,13 @@ describe('npm run dev arguments', () => {
       simulateBackups: false,
       clockFactor: 1440,
       dir: '.dev',
+      dashboard: false,
       help: false,
     });
+  });
+
+  test('--dashboard turns the queue dashboard on', () => {
+    assert.equal(parseDevArgs(['--dashboard']).dashboard, true);
   });
 
   test('--workers, --simulate-backups, --clock-factor and --dir are read', () => {

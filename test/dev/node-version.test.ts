@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
@@ -43,11 +43,43 @@ test('with Node 20 first on PATH, npm run dev stops with one line naming both ve
 });
 
 test('every other npm entry point refuses Node 20 before doing anything', () => {
-  for (const script of ['test', 'bench', 'apiserver', 'start:watcher', 'start:worker']) {
+  for (const script of [
+    'test',
+    'bench',
+    'apiserver',
+    'start:watcher',
+    'start:worker',
+    'start:local',
+  ]) {
     const run = npmRun(nodeBin(20), script, ['--help']);
     assert.notEqual(run.status, 0, script);
     assert.match(run.stderr, /needs Node\.js .* but found v20\./, script);
     assert.doesNotMatch(run.stdout, /> backupjob-operator@[\d.]+ build/, script);
+  }
+});
+
+test('every npm entry point the README says checks the Node version does so first', () => {
+  const readme = readFileSync('README.md', 'utf8');
+  const claim =
+    /the entry points that run the operator or its tests \(([^)]*)\)\s+first check the version/.exec(
+      readme.replace(/\n\s*/g, ' '),
+    );
+  assert.ok(claim, 'the README states which entry points check the version');
+  const named = [...claim[1]!.matchAll(/`npm (?:run )?([\w:]+)`/g)].map((m) => m[1]!);
+  assert.deepEqual(named.sort(), [
+    'apiserver',
+    'bench',
+    'dev',
+    'start:local',
+    'start:watcher',
+    'start:worker',
+    'test',
+  ]);
+  const scripts = (
+    JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }
+  ).scripts;
+  for (const name of named) {
+    assert.match(scripts[name] ?? '', /^node scripts\/check-node\.mjs && /, `npm run ${name}`);
   }
 });
 

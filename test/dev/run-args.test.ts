@@ -6,8 +6,9 @@ import { test } from 'node:test';
 import { parseRunArgs } from '#tools/run/args';
 import { currentCluster } from '#tools/run/cluster';
 
-test('make run takes 1 to 16 workers and names the flag of a bad value', () => {
-  assert.deepEqual(parseRunArgs([]), { workers: 1, help: false });
+test('make run takes 1 to 16 workers, --dashboard, and names the flag of a bad value', () => {
+  assert.deepEqual(parseRunArgs([]), { workers: 1, dashboard: false, help: false });
+  assert.equal(parseRunArgs(['--dashboard']).dashboard, true);
   assert.equal(parseRunArgs(['--workers', '4']).workers, 4);
   assert.throws(
     () => parseRunArgs(['--workers', '0']),

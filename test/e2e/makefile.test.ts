@@ -101,9 +101,9 @@ test('make install puts the CRD into the current cluster and make uninstall take
   assert.equal((await make('install')).code, 0);
 });
 
-test('make run names the context, reconciles from source with a private Redis, and Ctrl-C stops it all', async () => {
+test('make run names the context, reconciles from source with a private Redis, DASHBOARD=1 prints the dashboard, and Ctrl-C stops it all', async () => {
   // Its own process group, as in a terminal: Ctrl-C reaches make and everything under it.
-  const child = spawn('make', ['run', 'WORKERS=2'], {
+  const child = spawn('make', ['run', 'WORKERS=2', 'DASHBOARD=1'], {
     env: { ...process.env, ...env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -130,6 +130,18 @@ test('make run names the context, reconciles from source with a private Redis, a
       const found = [...output.matchAll(/^(watcher|worker-\d): pid (\d+),/gm)];
       return found.length === 3 && found.map((m) => Number(m[2]));
     });
+    const dashboard = await eventually(
+      'the dashboard line',
+      () =>
+        /^queue dashboard \(read-only Bull Board\): (http:\/\/127\.0\.0\.1:\d+\/)$/m.exec(
+          output,
+        )?.[1],
+    );
+    const queues = await eventually('the dashboard to answer', async () => {
+      const res = await fetch(`${dashboard}api/queues`).catch(() => undefined);
+      return res?.ok && ((await res.json()) as { queues: unknown[] }).queues;
+    });
+    assert.equal(queues.length, 16, 'every shard of the default 16');
     const applied = await runCommand('kubectl', ['apply', '-f', SAMPLE], { env });
     assert.equal(applied.code, 0, applied.stderr);
     await eventually(

@@ -67,24 +67,28 @@ test('the chapter 8 chain: install, apply, inspect, change, delete', async (t) =
     assert.match(line, /^backupjobs\s+bj\s+ops\.example\.com\/v1alpha1\s+true\s+BackupJob/);
   });
 
-  await t.test('the sample applies and the operator makes its CronJob', async () => {
-    expectOk(await sys.kubectl(['create', 'namespace', 'ops']), 'create namespace');
-    const applied = expectOk(await sys.kubectl(['apply', '-f', SAMPLE]), 'apply sample');
-    assert.match(applied, /backupjob.ops.example.com\/mysql-daily created/);
-    await eventually('the sample to converge', () => isConverged(sys, 'ops', 'mysql-daily'));
+  await t.test(
+    'the sample applies to a fresh cluster (it brings its namespace) and the operator makes its CronJob',
+    async () => {
+      const applied = expectOk(await sys.kubectl(['apply', '-f', SAMPLE]), 'apply sample');
+      capture('kubectl apply -f config/samples/ops_v1alpha1_backupjob.yaml', applied);
+      assert.match(applied, /^namespace\/ops created$/m);
+      assert.match(applied, /backupjob.ops.example.com\/mysql-daily created/);
+      await eventually('the sample to converge', () => isConverged(sys, 'ops', 'mysql-daily'));
 
-    const list = expectOk(await sys.kubectl(['get', 'backupjob', '-A']), 'get backupjob');
-    capture('kubectl get backupjob -A', list);
-    assert.match(list, /^NAMESPACE\s+NAME\s+TARGET\s+SCHEDULE\s+READY\s+LAST BACKUP\s+AGE/);
-    assert.match(list, /^ops\s+mysql-daily\s+mysql\s+10 2 \* \* \*\s+true\s+/m);
+      const list = expectOk(await sys.kubectl(['get', 'backupjob', '-A']), 'get backupjob');
+      capture('kubectl get backupjob -A', list);
+      assert.match(list, /^NAMESPACE\s+NAME\s+TARGET\s+SCHEDULE\s+READY\s+LAST BACKUP\s+AGE/);
+      assert.match(list, /^ops\s+mysql-daily\s+mysql\s+10 2 \* \* \*\s+true\s+/m);
 
-    const cronJobs = expectOk(await sys.kubectl(['get', 'cronjob', '-n', 'ops']), 'get cronjob');
-    capture('kubectl get cronjob -n ops', cronJobs);
-    assert.match(cronJobs, /^mysql-daily-backup\s+10 2 \* \* \*\s+<none>\s+false\s+0\s+/m);
-    const owner = getCronJob(sys, 'ops', 'mysql-daily')!.metadata.ownerReferences?.[0];
-    assert.equal(owner?.uid, getBackupJob(sys, 'ops', 'mysql-daily')!.metadata.uid);
-    assert.equal(owner?.controller, true);
-  });
+      const cronJobs = expectOk(await sys.kubectl(['get', 'cronjob', '-n', 'ops']), 'get cronjob');
+      capture('kubectl get cronjob -n ops', cronJobs);
+      assert.match(cronJobs, /^mysql-daily-backup\s+10 2 \* \* \*\s+<none>\s+false\s+0\s+/m);
+      const owner = getCronJob(sys, 'ops', 'mysql-daily')!.metadata.ownerReferences?.[0];
+      assert.equal(owner?.uid, getBackupJob(sys, 'ops', 'mysql-daily')!.metadata.uid);
+      assert.equal(owner?.controller, true);
+    },
+  );
 
   await t.test('describe shows the conditions and the Events', async () => {
     const described = await eventually('describe to show the CronJobCreated Event', async () => {

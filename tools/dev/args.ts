@@ -7,10 +7,12 @@ export interface DevOptions {
   clockFactor: number;
   /** Where the kubeconfig and the process logs go. */
   dir: string;
+  /** Serve the read-only queue dashboard (Bull Board) from the watcher. */
+  dashboard: boolean;
   help: boolean;
 }
 
-export const USAGE = `usage: npm run dev -- [--workers N] [--simulate-backups [--clock-factor F]] [--dir PATH]
+export const USAGE = `usage: npm run dev -- [--workers N] [--simulate-backups [--clock-factor F]] [--dashboard] [--dir PATH]
 
 Starts a Kubernetes API emulator, Redis, one watcher and N workers (default 2) on this machine,
 applies the BackupJob CRD and config/samples/ops_v1alpha1_backupjob.yaml, and prints how to use it.
@@ -19,11 +21,13 @@ applies the BackupJob CRD and config/samples/ops_v1alpha1_backupjob.yaml, and pr
   --simulate-backups   run the CronJobs on a clock F times faster than real time, so that
                        backups happen and lastBackupTime moves
   --clock-factor F     the speed-up of --simulate-backups (default 1440: a day per minute)
+  --dashboard          serve the read-only queue dashboard (Bull Board) from the watcher; its URL
+                       is printed with the processes
   --dir PATH           where the kubeconfig and the logs are written (default .dev)
   -h, --help           this text
 
 REDIS_URL, when set, names the Redis to use; otherwise a private redis-server from PATH is started.
-Ctrl-C stops everything.`;
+Ctrl-C, or SIGINT or SIGTERM to its process, stops everything.`;
 
 function integer(value: string, flag: string, min: number, max: number): number {
   const n = Number(value);
@@ -40,6 +44,7 @@ export function parseDevArgs(argv: readonly string[]): DevOptions {
       workers: { type: 'string', default: '2' },
       'simulate-backups': { type: 'boolean', default: false },
       'clock-factor': { type: 'string', default: '1440' },
+      dashboard: { type: 'boolean', default: false },
       dir: { type: 'string', default: '.dev' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -50,6 +55,7 @@ export function parseDevArgs(argv: readonly string[]): DevOptions {
     simulateBackups: values['simulate-backups'],
     clockFactor: integer(values['clock-factor'], 'clock-factor', 1, 10_000_000),
     dir: values.dir,
+    dashboard: values.dashboard,
     help: values.help,
   };
 }

@@ -33,6 +33,9 @@ export function banner(sandbox: Sandbox, simulate: string | undefined): string[]
         `  ${p.name.padEnd(width)}  pid ${p.pid}  ${p.metricsUrl}  ${p.healthUrl}/healthz  ${p.healthUrl}/readyz`,
     ),
     `  logs: ${relative(process.cwd(), sandbox.logDir) || '.'}/<name>.log`,
+    ...(sandbox.dashboardUrl
+      ? [`  queue dashboard (read-only Bull Board): ${sandbox.dashboardUrl}`]
+      : []),
     '',
     'Point kubectl at it (in another terminal):',
     `  export KUBECONFIG=${sandbox.kubeconfigPath}`,
@@ -45,7 +48,7 @@ export function banner(sandbox: Sandbox, simulate: string | undefined): string[]
     `  kubectl get cronjob -n ${namespace}`,
     `  kubectl delete bj ${name} -n ${namespace}`,
     '',
-    'Ctrl-C stops everything.',
+    'Ctrl-C (or SIGINT or SIGTERM to this process) stops everything.',
   ];
 }
 

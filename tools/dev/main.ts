@@ -16,17 +16,32 @@ function options(): DevOptions {
   }
 }
 
-/** Resolves with the first SIGINT/SIGTERM; a second one kills everything at once. */
-function stopSignal(force: () => void): Promise<NodeJS.Signals> {
+/** How often the runner checks that whoever started it (npm, a shell, an IDE) is still there. */
+const PARENT_CHECK_MS = 500;
+
+/**
+ * Resolves with the first SIGINT/SIGTERM, or when the process that started this one is gone:
+ * a supervisor that kills `npm run dev` may reach only npm or its shell, and the sandbox must not
+ * outlive them. A second signal kills everything at once.
+ */
+function stopSignal(force: () => void): Promise<string> {
   return new Promise((resolve) => {
     let received = false;
-    const on = (signal: NodeJS.Signals) => {
+    const on = (reason: string) => {
       if (received) force();
       received = true;
-      resolve(signal);
+      resolve(reason);
     };
     process.on('SIGINT', on);
     process.on('SIGTERM', on);
+    const parent = process.ppid;
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      console.error('the process that started the sandbox is gone: stopping');
+      on('parent exited');
+    }, PARENT_CHECK_MS);
+    watch.unref();
   });
 }
 

@@ -7,10 +7,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import { API_VERSION, KIND } from '#api';
 import { ScheduleAccelerator, type KubeObject } from '#apiserver-emulator';
-import { startOperatorSystem, type OperatorSystem, type ManagedProcess } from '#testing';
+import { freePort, startOperatorSystem, type OperatorSystem, type ManagedProcess } from '#testing';
 import type { DevOptions } from './args.js';
 import { sandboxRedis, type SandboxRedis } from './redis.js';
 
@@ -35,6 +35,8 @@ export interface Sandbox {
   readonly sample: { namespace: string; name: string };
   readonly watchers: SandboxProcess[];
   readonly workers: SandboxProcess[];
+  /** The watcher's read-only queue dashboard, when --dashboard asked for it. */
+  readonly dashboardUrl: string | undefined;
   /** Environment the operator processes read their queue settings from. */
   readonly queueEnv: Record<string, string>;
   /** Moves the processes' output to their log files (the harness keeps it in memory for tests). */
@@ -50,7 +52,11 @@ function sandboxPaths(dir: string) {
 function readSample(): KubeObject {
   if (!existsSync(SAMPLE_FILE))
     throw new Error(`${SAMPLE_FILE} not found: run the sandbox from the repository root`);
-  return parse(readFileSync(SAMPLE_FILE, 'utf8')) as KubeObject;
+  // The file also creates the BackupJob's namespace, which the emulator is started with.
+  const documents = parseAllDocuments(readFileSync(SAMPLE_FILE, 'utf8'));
+  const sample = documents.map((d) => d.toJS() as KubeObject).find((o) => o.kind === KIND);
+  if (!sample) throw new Error(`${SAMPLE_FILE} has no BackupJob`);
+  return sample;
 }
 
 /**
@@ -67,12 +73,21 @@ export async function startSandbox(options: DevOptions): Promise<Sandbox> {
   mkdirSync(paths.logs, { recursive: true });
   const queueEnv = { REDIS_URL: redis.url, QUEUE_SHARDS: String(SANDBOX_SHARDS) };
   let system: OperatorSystem;
+  let dashboardUrl: string | undefined;
   try {
+    // Only the watcher reads these: the dashboard is served by the watcher.
+    const dashboardEnv: Record<string, string> = {};
+    if (options.dashboard) {
+      const port = await freePort();
+      dashboardEnv.QUEUE_DASHBOARD_PORT = String(port);
+      dashboardEnv.QUEUE_DASHBOARD_BIND_ADDRESS = '127.0.0.1';
+      dashboardUrl = `http://127.0.0.1:${port}/`;
+    }
     system = await startOperatorSystem({
       watchers: 1,
       workers: options.workers,
       redisUrl: redis.url,
-      env: { ...queueEnv, LOG_LEVEL: process.env.LOG_LEVEL || 'info' },
+      env: { ...queueEnv, ...dashboardEnv, LOG_LEVEL: process.env.LOG_LEVEL || 'info' },
       emulator: {
         namespaces: [namespace],
         controllers: {
@@ -118,6 +133,7 @@ export async function startSandbox(options: DevOptions): Promise<Sandbox> {
     sample: { namespace, name: sample.metadata.name! },
     watchers: system.watchers.map(describe),
     workers: system.workers.map(describe),
+    dashboardUrl,
     queueEnv,
     flushLogs,
     async stop() {

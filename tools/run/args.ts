@@ -2,16 +2,20 @@ import { parseArgs } from 'node:util';
 
 export interface RunOptions {
   workers: number;
+  /** Serve the read-only queue dashboard (Bull Board) from the watcher. */
+  dashboard: boolean;
   help: boolean;
 }
 
-export const USAGE = `usage: npm run start:local -- [--workers N]     (make run)
+export const USAGE = `usage: npm run start:local -- [--workers N] [--dashboard]     (make run [DASHBOARD=1])
 
 Runs one watcher and N workers (default 1) from this tree against the cluster of the current
 kubeconfig context (KUBECONFIG, else ~/.kube/config), the way the chart runs them in the cluster.
 The BackupJob CRD must be installed first (make install).
 
   --workers N   worker processes to start (1-16, default 1)
+  --dashboard   serve the read-only queue dashboard (Bull Board) from the watcher on a free
+                loopback port, and print its URL
   -h, --help    this text
 
 REDIS_URL, when set, names the Redis to use; otherwise a private redis-server from PATH is started.
@@ -24,6 +28,7 @@ export function parseRunArgs(argv: readonly string[]): RunOptions {
     args: [...argv],
     options: {
       workers: { type: 'string', default: '1' },
+      dashboard: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -31,5 +36,5 @@ export function parseRunArgs(argv: readonly string[]): RunOptions {
   const workers = Number(values.workers);
   if (!Number.isInteger(workers) || workers < 1 || workers > 16)
     throw new Error(`--workers must be an integer from 1 to 16, got "${values.workers}"`);
-  return { workers, help: values.help };
+  return { workers, dashboard: values.dashboard, help: values.help };
 }

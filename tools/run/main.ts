@@ -74,7 +74,15 @@ async function main(): Promise<void> {
     REDIS_URL: redis.url,
     LEADER_ELECTION_NAMESPACE: process.env.LEADER_ELECTION_NAMESPACE || 'default',
   };
-  const processes = [await launch('watcher', 'watcher', env)];
+  const dashboard = opts.dashboard ? await freePort() : undefined;
+  const dashboardEnv: Record<string, string> =
+    dashboard === undefined
+      ? {}
+      : { QUEUE_DASHBOARD_PORT: String(dashboard), QUEUE_DASHBOARD_BIND_ADDRESS: '127.0.0.1' };
+  const processes = [await launch('watcher', 'watcher', { ...env, ...dashboardEnv })];
+  if (dashboard !== undefined) {
+    console.log(`queue dashboard (read-only Bull Board): http://127.0.0.1:${dashboard}/`);
+  }
   for (let i = 0; i < opts.workers; i++) processes.push(await launch(`worker-${i}`, 'worker', env));
 
   // Ctrl-C (or any process ending on its own) stops all of them; a second Ctrl-C kills at once.

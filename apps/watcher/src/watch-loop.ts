@@ -1,7 +1,9 @@
 import type { Server } from 'node:http';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Redis } from 'ioredis';
+import type { BackupJob } from '#api';
 import type { WatcherConfig } from '#config';
+import { backupJobMetrics } from '#controller';
 import { WatcherManager } from '#kube';
 import { closeServer, type Logger, type OperatorMetrics } from '#observability';
 import {
@@ -20,6 +22,7 @@ import {
 } from '#runtime';
 import { WorkQueue } from '#queue';
 import { serveQueueDashboard } from '#queue/dashboard';
+import { reconcilerConfig } from '#reconciler';
 import { RedisSnapshotStore } from '#snapshot';
 
 /**
@@ -72,6 +75,9 @@ export class WatchLoop implements OnApplicationBootstrap {
         void exitAfterFlush(1);
       },
     });
+    metrics.textSources.add(
+      backupJobMetrics({ backupJobs: () => this.cachedBackupJobs(), config: reconcilerConfig() }),
+    );
     queue.on('reset', () => {
       const keys = this.manager.reAddAll();
       logger.warn('the queue lost its data in Redis; re-added every key', { keys });
@@ -96,6 +102,13 @@ export class WatchLoop implements OnApplicationBootstrap {
     });
     shutdown.onShutdown('close', 'work-queue', () => queue.close());
     this.queue = queue;
+  }
+
+  /** The leader's synced cache of BackupJobs; none on a standby or before the first list. */
+  private cachedBackupJobs(): Iterable<BackupJob> | undefined {
+    const controller = this.manager.controller;
+    if (!this.manager.status().leader || !controller?.synced) return undefined;
+    return controller.backupJobs.list() as Iterable<unknown> as Iterable<BackupJob>;
   }
 
   async onApplicationBootstrap(): Promise<void> {

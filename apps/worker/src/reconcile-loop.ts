@@ -91,6 +91,7 @@ export class ReconcileLoop implements OnApplicationBootstrap {
       shards: this.config.shards,
       concurrency: this.config.concurrency,
       handler: this.reconcileKey,
+      name: this.config.podName,
     });
     this.logger.info('consuming keys', {
       shards: this.config.shards.length,

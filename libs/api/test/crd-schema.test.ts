@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { crdValidator } from './crd-validator.js';
 
 const crdPath = 'config/crd/bases/ops.example.com_backupjobs.yaml';
 const validate = crdValidator(crdPath);
-const sample = () => parse(readFileSync('config/samples/ops_v1alpha1_backupjob.yaml', 'utf8'));
+/** The BackupJob document of the sample (the file also creates its namespace). */
+const sample = () =>
+  parseAllDocuments(readFileSync('config/samples/ops_v1alpha1_backupjob.yaml', 'utf8'))
+    .map((d) => d.toJS() as ReturnType<typeof parse>)
+    .find((d) => d?.kind === 'BackupJob') as ReturnType<typeof parse>;
 
 function withSpec(change: (spec: Record<string, unknown>) => void) {
   const object = sample();

@@ -42,6 +42,7 @@ const REASONS: Record<number, string> = {
   404: 'NotFound',
   409: 'Conflict',
   410: 'Expired',
+  422: 'Invalid',
   429: 'TooManyRequests',
   500: 'InternalError',
   503: 'ServiceUnavailable',

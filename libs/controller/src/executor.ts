@@ -1,10 +1,42 @@
 import { PatchStrategy, type V1DeleteOptions } from '@kubernetes/client-node';
 import { FINALIZER, GROUP, PLURAL, VERSION, type BackupJob, type BackupJobStatus } from '#api';
-import type { Action } from '#reconciler';
+import type { Action, FailedStep } from '#reconciler';
 import type { Logger } from '#observability';
 import { isNotFound } from './api-error.js';
 import type { KubeClients } from './clients.js';
 import type { EventRecorder } from './event-recorder.js';
+
+/**
+ * A step of a run failed: which one, about which object, and the BackupJob as the run's own
+ * writes left it (what a report of the failure must be written over).
+ */
+export class StepError extends Error {
+  constructor(
+    readonly step: FailedStep,
+    override readonly cause: unknown,
+    readonly backupJob: BackupJob | undefined,
+    readonly object?: string,
+  ) {
+    super(`${step}: ${String((cause as Error | undefined)?.message ?? cause)}`, { cause });
+    this.name = 'StepError';
+  }
+}
+
+/** The child a write is about, named in the failure it may report. */
+function objectOf(action: Action): string | undefined {
+  switch (action.type) {
+    case 'createCronJob':
+      return action.cronJob.metadata?.name;
+    case 'createJob':
+      return action.job.metadata?.name;
+    case 'patchCronJob':
+    case 'deleteCronJob':
+    case 'deleteJob':
+      return action.name;
+    default:
+      return undefined;
+  }
+}
 
 /**
  * Carries out the reconciler's actions in order, each with a precondition so that a decision
@@ -19,7 +51,10 @@ export class ActionExecutor {
     private readonly log: Logger,
   ) {}
 
-  /** Returns the number of writes made, Events included. Stops when `signal` fires. */
+  /**
+   * Returns the number of writes made, Events included. Stops when `signal` fires; a failed write
+   * stops the run with a StepError.
+   */
   async run(
     actions: readonly Action[],
     backupJob: BackupJob | undefined,
@@ -30,10 +65,30 @@ export class ActionExecutor {
     for (const action of actions) {
       signal?.throwIfAborted();
       if (!current) break;
-      current = (await this.apply(action, current)) ?? current;
+      try {
+        current = (await this.apply(action, current)) ?? current;
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        throw new StepError(action.type, err, current, objectOf(action));
+      }
       writes += 1;
     }
     return writes;
+  }
+
+  /**
+   * Carries out the report of a failure: each action is tried whatever became of the one before,
+   * so an Event still says what a status write could not. Nothing here fails the run.
+   */
+  async report(actions: readonly Action[], backupJob: BackupJob): Promise<void> {
+    let current = backupJob;
+    for (const action of actions) {
+      try {
+        current = (await this.apply(action, current)) ?? current;
+      } catch (err) {
+        this.log.warn('could not report the failure', { action: action.type, error: String(err) });
+      }
+    }
   }
 
   /** Returns the BackupJob as the write left it, when the write was to the BackupJob. */

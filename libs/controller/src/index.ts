@@ -6,3 +6,4 @@ export * from './reconcile-key.js';
 export * from './grant-review.js';
 export * from './instrumented.js';
 export * from './key-guard.js';
+export * from './backupjob-metrics.js';

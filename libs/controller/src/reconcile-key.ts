@@ -8,21 +8,22 @@ import { TerminalError, type Result as QueueResult } from '#queue';
 import {
   cronJobName,
   jobSelector,
+  onFailure,
   reconcile,
   referencedObjects,
-  reportForbidden,
   type Grant,
+  type ReconcileFailure,
   type ReconcilerConfig,
   type Result,
 } from '#reconciler';
 import { classify, isNotFound, missingPermission, type ApiFailure } from './api-error.js';
 import { createKubeClients, type KubeClients } from './clients.js';
 import { EventRecorder } from './event-recorder.js';
-import { ActionExecutor } from './executor.js';
+import { ActionExecutor, StepError } from './executor.js';
 import { GrantReviewer } from './grant-review.js';
 
 export const REPORTING_CONTROLLER = 'backup.ops.example.com/backupjob-operator';
-/** A conflict is retried at once with a fresh read; 1 ms rather than 0 so it is never "no requeue". */
+/** The shortest RequeueAfter; 1 ms rather than 0 so it is never "no requeue". */
 export const IMMEDIATE_REQUEUE_MS = 1;
 
 export interface ReconcileKeyOptions {
@@ -45,10 +46,12 @@ export interface ReconcileKeyOptions {
   readonly grantCacheTtlMs?: number;
 }
 
-/** What the queue hands a run (its RunContext fits): a signal for lease loss and shutdown. */
+/** What the queue hands a run (its RunContext fits). */
 export interface RunOptions {
-  /** Aborts the run's API requests and stops its writes. */
+  /** Aborts the run's API requests and stops its writes: the key's lease was lost, or shutdown. */
   readonly signal?: AbortSignal;
+  /** Consecutive failures of the key before this run (client-go NumRequeues); 0 when unknown. */
+  readonly failures?: number;
 }
 
 /**
@@ -66,13 +69,6 @@ interface World {
 }
 
 type ReadWorld = (namespace: string, name: string) => Promise<World>;
-
-/**
- * How soon a run whose snapshot proved stale (409, 404) runs again. Fixed rather than the failure
- * backoff: the newer snapshot may arrive as a rewrite that sends no key (the operator's own write),
- * so a key that had backed off far would wait that long after its snapshot was already current.
- */
-export const STALE_SNAPSHOT_RETRY_MS = 1000;
 
 /** Builds the BackupJob controller's per-key reconcile: read, decide (pure), write. */
 export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
@@ -97,13 +93,20 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
     const executor = new ActionExecutor(scoped, recorder, log);
     const fromApi: ReadWorld = (ns, n) => readWorld(scoped, ns, n);
     const attempt = async (read: ReadWorld): Promise<Result> => {
-      const world = await withGrants(scoped, grants, namespace, await read(namespace, name));
+      const world = await withGrants(scoped, grants, namespace, await readStep(read));
       const output = reconcile({ ...world, now: clock(), config: options.config });
       const writes = await executor.run(output.actions, world.backupJob, run.signal);
       log.debug('reconciled', { writes, result: output.result.kind });
       return output.result;
     };
-    const ctx = { clients: scoped, executor, log, clock, namespace, name, snapshots };
+    const readStep = async (read: ReadWorld): Promise<World> => {
+      try {
+        return await read(namespace, name);
+      } catch (err) {
+        throw new StepError('read', err, undefined);
+      }
+    };
+    const ctx = { executor, log, clock, failures: run.failures ?? 0 };
     let result: Result;
     try {
       result = await attempt(snapshots ? (ns, n) => readSnapshot(snapshots, ns, n) : fromApi);
@@ -143,7 +146,10 @@ async function readSnapshot(
   };
 }
 
-/** Adds whether the namespace opted in each object the spec names; none of them is read. */
+/**
+ * Adds whether the namespace opted in each object the BackupJob names (its Secret, its claim);
+ * neither is ever read.
+ */
 async function withGrants(
   clients: KubeClients,
   reviewer: GrantReviewer,
@@ -152,12 +158,21 @@ async function withGrants(
 ): Promise<World> {
   const refs = referencedObjects(world.backupJob?.spec);
   if (refs.length === 0) return world;
-  const grants = await Promise.all(refs.map((ref) => reviewer.review(clients, namespace, ref)));
-  return { ...world, grants };
+  try {
+    const granted = await Promise.all(refs.map((ref) => reviewer.review(clients, namespace, ref)));
+    return { ...world, grants: granted };
+  } catch (err) {
+    throw new StepError(
+      'reviewGrants',
+      err,
+      world.backupJob,
+      refs.map((ref) => `${ref.resource}/${ref.name}`).join(', '),
+    );
+  }
 }
 
 function isAlreadyExists(err: unknown): boolean {
-  const failure = classify(err);
+  const failure = classify(err instanceof StepError ? err.cause : err);
   return failure.kind === 'conflict' && failure.reason === 'AlreadyExists';
 }
 
@@ -227,13 +242,10 @@ function toQueueResult(result: Result): QueueResult {
 }
 
 interface FailureContext {
-  readonly clients: KubeClients;
   readonly executor: ActionExecutor;
   readonly log: Logger;
   readonly clock: () => Date;
-  readonly namespace: string;
-  readonly name: string;
-  readonly snapshots: SnapshotReader | undefined;
+  readonly failures: number;
 }
 
 /** A failed API call as an error that names the call's answer, for the queue's error metrics. */
@@ -244,57 +256,76 @@ export class ReconcileError extends Error {
   }
 }
 
+/**
+ * The I/O half of a failed run: sorts the error, asks the reconciler (onFailure) whether and how
+ * to tell the user and how to retry, writes the report best effort, logs, and hands the queue
+ * the retry: a thrown error backs off, a RequeueAfter honours the server's Retry-After.
+ */
 async function handleFailure(err: unknown, ctx: FailureContext): Promise<QueueResult> {
-  const failure = classify(err);
-  const fields = { code: failure.code, reason: failure.reason, error: failure.message };
+  const step = err instanceof StepError ? err : new StepError('read', err, undefined);
+  const api = classify(step.cause);
+  const failure: ReconcileFailure = {
+    kind: api.kind,
+    step: step.step,
+    object: step.object,
+    code: api.code,
+    apiReason: api.reason,
+    message: api.message,
+    retryAfterMs: api.retryAfterMs,
+    permission: api.kind === 'forbidden' ? missingPermission(api.message) : undefined,
+  };
+  const decision = onFailure({
+    backupJob: step.backupJob,
+    failure,
+    failures: ctx.failures,
+    now: ctx.clock(),
+  });
+  if (step.backupJob && decision.actions.length > 0) {
+    await ctx.executor.report(decision.actions, step.backupJob);
+  }
+  // Last: the line ends the run in the log, and the report's writes are part of the run.
+  logFailure(ctx, failure, decision.reported);
+  const { result } = decision;
+  if (result.kind === 'requeueAfter') {
+    return { requeueAfter: Math.max(IMMEDIATE_REQUEUE_MS, result.delayMs) };
+  }
+  throw new ReconcileError(api);
+}
+
+function logFailure(ctx: FailureContext, failure: ReconcileFailure, reported: boolean): void {
+  const fields = {
+    step: failure.step,
+    code: failure.code,
+    reason: failure.apiReason,
+    error: failure.message,
+    failures: ctx.failures + 1,
+    reported,
+  };
   switch (failure.kind) {
-    case 'conflict':
-    case 'notFound':
-      if (ctx.snapshots) {
-        // The watcher has yet to write the newer state: wait for it rather than fail again at
-        // once on the same snapshot.
-        ctx.log.debug('stale snapshot; retrying shortly', fields);
-        return { requeueAfter: STALE_SNAPSHOT_RETRY_MS };
-      }
-      // Someone wrote in between (or the object went away): read again at once.
-      ctx.log.debug('stale read; retrying now', fields);
-      return { requeueAfter: IMMEDIATE_REQUEUE_MS };
     case 'forbidden':
-      await reportMissingPermission(failure, ctx);
-      throw new ReconcileError(failure);
+      ctx.log.error('forbidden: the operator lacks a permission', {
+        ...failure.permission,
+        ...fields,
+      });
+      return;
+    case 'invalid':
+      ctx.log.error('API server rejected a request', fields);
+      return;
     case 'transient':
       if (failure.retryAfterMs !== undefined) {
         ctx.log.warn('API server asked to retry later', {
           ...fields,
           retryAfterMs: failure.retryAfterMs,
         });
-        return { requeueAfter: Math.max(IMMEDIATE_REQUEUE_MS, failure.retryAfterMs) };
+        return;
       }
       ctx.log.warn('API call failed; backing off', fields);
-      throw new ReconcileError(failure);
-    case 'invalid':
-      ctx.log.error('API server rejected a request', fields);
-      throw new ReconcileError(failure);
-  }
-}
-
-/** Logs the permission RBAC lacks and, when status can be written, says so in Ready. */
-async function reportMissingPermission(failure: ApiFailure, ctx: FailureContext): Promise<void> {
-  const permission = missingPermission(failure.message);
-  ctx.log.error('forbidden: the operator lacks a permission', {
-    ...permission,
-    error: failure.message,
-  });
-  const wanted = permission
-    ? `${permission.verb} ${permission.resource}${permission.group ? `.${permission.group}` : ''}` +
-      (permission.namespace ? ` in namespace ${permission.namespace}` : '')
-    : failure.message;
-  try {
-    const backupJob = await readBackupJob(ctx.clients, ctx.namespace, ctx.name);
-    if (!backupJob) return;
-    const actions = reportForbidden(backupJob, `the operator may not ${wanted}`, ctx.clock());
-    await ctx.executor.run(actions, backupJob);
-  } catch (err) {
-    ctx.log.warn('could not report the missing permission in status', { error: String(err) });
+      return;
+    case 'conflict':
+    case 'notFound':
+      // A stale read is how optimistic concurrency works; only a persistent one is news.
+      if (reported) ctx.log.warn('API call failed; backing off', fields);
+      else ctx.log.debug('API call failed; backing off', fields);
+      return;
   }
 }

@@ -7,6 +7,7 @@ import { type EventSpec, cronJobName } from '#reconciler';
 import {
   ActionExecutor,
   EventRecorder,
+  StepError,
   createKubeClients,
   type KubeClients,
 } from '../src/index.js';
@@ -21,8 +22,11 @@ import {
   type Harness,
 } from './support.js';
 
+/** The executor names the failed step; the API's answer is its cause. */
 const isConflict = (err: unknown) =>
-  err instanceof ApiException && (err as ApiException<unknown>).code === 409;
+  err instanceof StepError &&
+  err.cause instanceof ApiException &&
+  (err.cause as ApiException<unknown>).code === 409;
 
 describe('writes carry preconditions', () => {
   let h: Harness;

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { FINALIZER, MANAGED_BY_VALUE } from '#api';
 import { TerminalError } from '#queue';
 import { cronJobName } from '#reconciler';
-import { IMMEDIATE_REQUEUE_MS, parseKey } from '../src/index.js';
+import { parseKey } from '../src/index.js';
 import {
   NAMESPACE,
   condition,
@@ -266,14 +266,15 @@ describe('reconcileKey against the API emulator', () => {
     assert.throws(() => parseKey('a/b/c'), TerminalError);
   });
 
-  test('409 Conflict → immediate requeue; the next run converges', async () => {
+  test('409 Conflict → backoff, not reported; the next run converges', async () => {
     createBackupJob(h, sample('conflict'));
     h.emu.core.faults.addError({
       code: 409,
       count: 1,
       match: { verb: 'create', resource: 'cronjobs' },
     });
-    assert.deepEqual(await h.reconcileKey(key('conflict')), { requeueAfter: IMMEDIATE_REQUEUE_MS });
+    await assert.rejects(h.reconcileKey(key('conflict')), /^ReconcileError: Conflict/);
+    assert.equal(condition(getBackupJob(h, 'conflict'), 'Ready'), undefined);
     await converge(h, key('conflict'));
     assert.ok(getCronJob(h, cronJobName('conflict')));
   });
@@ -327,5 +328,121 @@ describe('reconcileKey run by the queue', () => {
     setTimeout(() => controller.abort(reason), 100);
     await assert.rejects(run, (err) => err === reason);
     h.emu.core.faults.remove(fault);
+  });
+});
+
+describe('a failing reconcile shows in status and one Event series', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.stop());
+
+  const key = (name: string) => `${NAMESPACE}/${name}`;
+  type EventObject = { reason: string; note: string; series?: { count: number } };
+  const events = (name: string) => eventsFor(h, name) as unknown as EventObject[];
+
+  /** Runs the key `runs` times as the queue would, failures counted; returns the writes made. */
+  async function failingRuns(name: string, from: number, runs: number): Promise<string[]> {
+    const writes: string[] = [];
+    for (let failures = from; failures < from + runs; failures++) {
+      writes.push(
+        ...(await writesDuring(h.emu, () =>
+          assert.rejects(h.reconcileKey(key(name), { failures }), /^ReconcileError/),
+        )),
+      );
+    }
+    return writes;
+  }
+
+  test('500 on creating the CronJob: reported from the third failure, one status write, then cleared', async () => {
+    createBackupJob(h, sample('storm'));
+    const fault = h.emu.core.faults.addError({
+      code: 500,
+      match: { verb: 'create', resource: 'cronjobs' },
+    });
+    try {
+      assert.deepEqual(await failingRuns('storm', 0, 2), [
+        'patch backupjobs',
+        'create cronjobs',
+        'create cronjobs',
+      ]);
+      assert.equal(getBackupJob(h, 'storm')?.status, undefined, 'a blip is not reported');
+      const writes = await failingRuns('storm', 2, 6);
+      assert.equal(writes.filter((w) => w === 'patch backupjobs/status').length, 1);
+      assert.equal(writes.filter((w) => w === 'create events').length, 1);
+      assert.equal(writes.filter((w) => w === 'patch events').length, 5);
+    } finally {
+      h.emu.core.faults.remove(fault);
+    }
+    const stored = getBackupJob(h, 'storm');
+    const ready = condition(stored, 'Ready');
+    assert.equal(ready?.status, 'False');
+    assert.equal(ready?.reason, 'APIServerError');
+    assert.equal(
+      ready?.message,
+      'creating CronJob storm-backup failed with 500 InternalError: injected fault (500)',
+    );
+    assert.equal(stored?.status?.observedGeneration, undefined, 'no generation was reconciled');
+    const [warning, ...more] = events('storm');
+    assert.deepEqual(more, []);
+    assert.equal(warning?.reason, 'APIServerError');
+    assert.equal(warning?.note, ready?.message);
+    assert.equal(warning?.series?.count, 6);
+
+    await converge(h, key('storm'));
+    const cleared = getBackupJob(h, 'storm');
+    assert.equal(condition(cleared, 'Ready')?.status, 'True');
+    assert.equal(cleared?.status?.observedGeneration, cleared?.metadata.generation);
+  });
+
+  test('500 on the status patch itself: the Event alone says it', async () => {
+    createBackupJob(h, sample('mute'));
+    const fault = h.emu.core.faults.addError({
+      code: 500,
+      match: { verb: 'patch', resource: 'backupjobs', subresource: 'status' },
+    });
+    try {
+      const writes = await failingRuns('mute', 0, 4);
+      assert.equal(writes.filter((w) => w === 'patch backupjobs/status').length, 4);
+    } finally {
+      h.emu.core.faults.remove(fault);
+    }
+    assert.equal(getBackupJob(h, 'mute')?.status, undefined);
+    const [warning] = events('mute').filter((e) => e.reason === 'APIServerError');
+    assert.equal(
+      warning?.note,
+      'writing status failed with 500 InternalError: injected fault (500)',
+    );
+    assert.equal(warning?.series?.count, 2, 'the third and fourth failures');
+    await converge(h, key('mute'));
+    assert.equal(condition(getBackupJob(h, 'mute'), 'Ready')?.status, 'True');
+  });
+
+  test('a persistent 409 is a stale read until the tenth in a row, then reported as Conflict', async () => {
+    createBackupJob(h, sample('contended'));
+    await converge(h, key('contended'));
+    patchSpec(h, 'contended', { schedule: '5 1 * * *' });
+    const fault = h.emu.core.faults.addError({
+      code: 409,
+      match: { verb: 'patch', resource: 'cronjobs' },
+    });
+    try {
+      await failingRuns('contended', 0, 9);
+      assert.equal(condition(getBackupJob(h, 'contended'), 'Ready')?.status, 'True');
+      await failingRuns('contended', 9, 1);
+    } finally {
+      h.emu.core.faults.remove(fault);
+    }
+    const ready = condition(getBackupJob(h, 'contended'), 'Ready');
+    assert.equal(ready?.reason, 'Conflict');
+    assert.equal(
+      ready?.message,
+      'updating CronJob contended-backup failed with 409 Conflict: injected fault (409)',
+    );
+    assert.equal(getBackupJob(h, 'contended')?.status?.observedGeneration, 1);
+    await converge(h, key('contended'));
+    assert.equal(condition(getBackupJob(h, 'contended'), 'Ready')?.status, 'True');
+    assert.equal(getBackupJob(h, 'contended')?.status?.observedGeneration, 2);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { KubeConfig, type V1CronJob, type V1Job } from '@kubernetes/client-node';
-import { parse } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import { API_VERSION, KIND, backupJobCrd, type BackupJob } from '#api';
 import { start, type Emulator, type KubeObject, type StartOptions } from '#apiserver-emulator';
 import { Logger } from '#observability';
@@ -105,7 +105,9 @@ export async function converge(h: Harness, key: string): Promise<unknown> {
 }
 
 export function sample(name: string, spec: Partial<BackupJob['spec']> = {}): BackupJob {
-  const base = parse(readFileSync(SAMPLE_FILE, 'utf8')) as BackupJob;
+  const base = parseAllDocuments(readFileSync(SAMPLE_FILE, 'utf8'))
+    .map((d) => d.toJS() as BackupJob)
+    .find((d) => d.kind === KIND)!;
   return {
     ...base,
     metadata: { ...base.metadata, name, namespace: NAMESPACE },

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRedisBackend, Job, Worker, type JobJson } from 'bullmq';
 import { duplicateClient, type RedisClient } from './connection.js';
+import { nameAsWorker, workerClientName } from './worker-name.js';
 import { parseJobId } from './job-ids.js';
 import type { QueueOptions } from './options.js';
 import { QueueBase, type QueueEvents } from './queue-base.js';
 import { isTerminalError, LeaseLostError, ShutdownError, type Result } from './result.js';
 import { shardLocation } from './shard.js';
-import type { ShardQueue } from './shard-queue.js';
+import type { RunStart, ShardQueue } from './shard-queue.js';
 import { Slots } from './slots.js';
 
 export interface RunContext {
@@ -26,6 +28,12 @@ export interface StartOptions {
   /** Runs at once in this process, over all its shards (MaxConcurrentReconciles). */
   concurrency: number;
   handler: Handler;
+  /**
+   * How this consumer is named to Redis (CLIENT SETNAME, as BullMQ names a worker), so that
+   * BullMQ's getWorkers and the queue dashboard list it under every shard it serves. Default:
+   * the host name and process id.
+   */
+  name?: string;
 }
 
 export interface ShutdownOptions {
@@ -52,6 +60,8 @@ interface Run {
   abort: AbortController;
   /** Consecutive failures of the key before this run. */
   failures: number;
+  /** The key's failed job from an earlier run, if one is kept. */
+  failedJob: string | undefined;
 }
 
 /** Resolves true if the promise settled within `ms`, false if the time ran out first. */
@@ -88,6 +98,7 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
   private tokenSeq = 0;
   private slots = new Slots(1);
   private handler: Handler = () => undefined;
+  private consumerName = `${hostname()}-${process.pid}`;
   private stopping = false;
   private started = false;
   private heartbeat: NodeJS.Timeout | undefined;
@@ -107,6 +118,7 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
     for (const shard of shards) this.shardQueue(shard);
     this.started = true;
     this.handler = options.handler;
+    if (options.name) this.consumerName = options.name.replace(/\s+/g, '-');
     this.slots = new Slots(options.concurrency);
     this.metrics?.addProvider(this.gauges);
     this.watchForReset(shards);
@@ -175,6 +187,7 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
   private async serveShard(shard: number, worker: Worker): Promise<void> {
     const blocking = duplicateClient(this.client);
     blocking.on('error', () => undefined);
+    nameAsWorker(blocking, workerClientName(worker, this.consumerName));
     this.blockingClients.push(blocking);
     const queue = this.shardQueue(shard);
     while (!this.stopping) {
@@ -291,12 +304,15 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
       renewedAt: now,
       abort: new AbortController(),
       failures: 0,
+      failedJob: undefined,
     };
     this.runs.set(token, run);
     try {
-      const failures = await this.beforeRun(queue, run);
-      if (failures === undefined) return undefined;
-      run.failures = failures;
+      const start = await this.beforeRun(queue, run);
+      if (start === undefined) return undefined;
+      run.failures = start.failures;
+      run.failedJob = start.failedJob;
+      const failures = start.failures;
       this.metrics?.observeQueueDuration((Date.now() - job.timestamp) / 1000);
       const { outcome, err, requeueAfterMs } = await this.callHandler(run, failures);
       return await this.finish(queue, run, outcome, err, requeueAfterMs);
@@ -311,12 +327,12 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
    * Undefined: do not run (Redis failed, or the lock was lost meanwhile); the job's lock then
    * expires and BullMQ hands it out again.
    */
-  private async beforeRun(queue: ShardQueue, run: Run): Promise<number | undefined> {
+  private async beforeRun(queue: ShardQueue, run: Run): Promise<RunStart | undefined> {
     try {
       const start = await queue.runStart(run.key, randomUUID(), this.seenEpoch(queue.shard));
       this.observeEpoch(queue.shard, start.epoch);
       if (start.holdMs > 0) await sleep(start.holdMs);
-      return run.abort.signal.aborted ? undefined : start.failures;
+      return run.abort.signal.aborted ? undefined : start;
     } catch (err) {
       this.reportError(err as Error);
       return undefined;
@@ -430,9 +446,14 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
     if ((outcome === 'ok' || outcome === 'terminal') && run.failures > 0) await queue.forget(key);
     const fetch = this.fetchNext();
     if (outcome === 'error' || outcome === 'terminal') {
-      return job.moveToFailed(err instanceof Error ? err : new Error(String(err)), token, fetch);
+      const error = err instanceof Error ? err : new Error(String(err));
+      const next = await job.moveToFailed(error, token, fetch);
+      await queue.keepFailedJob(key, String(job.id), run.failedJob);
+      return next;
     }
-    return job.moveToCompleted(undefined, token, fetch);
+    const next = await job.moveToCompleted(undefined, token, fetch);
+    if (run.failedJob !== undefined) await queue.dropFailedJob(key, run.failedJob);
+    return next;
   }
 
   /**

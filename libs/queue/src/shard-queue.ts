@@ -24,6 +24,8 @@ export interface RunStart {
   holdMs: number;
   /** Consecutive failures of the key before this run (client-go NumRequeues). */
   failures: number;
+  /** The key's failed job kept from an earlier run (its last error), if any. */
+  failedJob: string | undefined;
 }
 
 const raiseFence = new LuaScript(
@@ -32,7 +34,10 @@ const raiseFence = new LuaScript(
   new URL('./commands/raiseFence-1.lua', import.meta.url),
 );
 
-/** Failed runs kept per shard, so the dashboard shows each failing key's last error. */
+/**
+ * An upper bound only: each key keeps at most its last failed run (see keepFailedJob), so the
+ * count reaches this only with that many keys failing at once in one shard.
+ */
 const keptFailures = 1_000;
 /** BullMQ's event stream is read by nobody here; keep it short. */
 const eventsMaxLen = 100;
@@ -169,6 +174,26 @@ export class ShardQueue {
     await this.client.hdel(this.keys.fail, key);
   }
 
+  /**
+   * Makes `jobId` (just moved to failed) the key's one failed job and removes the one it replaces,
+   * so the dashboard shows one failed record per failing key: its last error.
+   */
+  async keepFailedJob(key: string, jobId: string, previous: string | undefined): Promise<void> {
+    await this.client.hset(this.keys.failedJob, key, jobId);
+    if (previous !== undefined && previous !== jobId) await this.removeJob(previous);
+  }
+
+  /** The key succeeded: its failed record goes, since what it said is no longer true. */
+  async dropFailedJob(key: string, jobId: string): Promise<void> {
+    await this.client.hdel(this.keys.failedJob, key);
+    await this.removeJob(jobId);
+  }
+
+  private async removeJob(id: string): Promise<void> {
+    // Already gone (removeOnFail's bound, a Redis that lost its data): nothing to remove.
+    await this.queue.remove(id).catch(() => 0);
+  }
+
   async numRequeues(key: string): Promise<number> {
     return Number((await this.client.hget(this.keys.fail, key)) ?? 0);
   }
@@ -192,10 +217,19 @@ export class ShardQueue {
    * is written (and compared with `seen`) only when it is missing or differs.
    */
   async runStart(key: string, fresh: string, seen: string): Promise<RunStart> {
-    const [epoch, holdMs, failures] = await this.read((p) =>
-      p.get(this.keys.epoch).pttl(this.keys.hold).hget(this.keys.fail, key),
+    const [epoch, holdMs, failures, failedJob] = await this.read((p) =>
+      p
+        .get(this.keys.epoch)
+        .pttl(this.keys.hold)
+        .hget(this.keys.fail, key)
+        .hget(this.keys.failedJob, key),
     );
-    const start = { epoch: String(epoch), holdMs: Number(holdMs), failures: Number(failures ?? 0) };
+    const start = {
+      epoch: String(epoch),
+      holdMs: Number(holdMs),
+      failures: Number(failures ?? 0),
+      failedJob: failedJob === null ? undefined : String(failedJob),
+    };
     if (epoch === null || (seen !== '' && seen !== start.epoch)) {
       Object.assign(start, await this.checkEpoch(fresh, seen));
     }

@@ -39,6 +39,8 @@ export interface ShardKeys {
   marker: string;
   /** HASH key -> consecutive failures (client-go NumRequeues). */
   fail: string;
+  /** HASH key -> id of the key's one failed BullMQ job kept for the dashboard (its last error). */
+  failedJob: string;
   /** STRING random id written once; its loss reveals a Redis that lost the data. */
   epoch: string;
   /** STRING set for one lock duration after a loss: runs of the shard wait for it to expire. */
@@ -58,6 +60,7 @@ export function shardKeys(prefix: string, name: string, shard: number): ShardKey
     delayed: `${bull}delayed`,
     marker: `${bull}marker`,
     fail: `${own}fail`,
+    failedJob: `${own}failedjob`,
     epoch: `${own}epoch`,
     hold: `${own}hold`,
     fence: `${own}fence`,

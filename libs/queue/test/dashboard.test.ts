@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { freePort, startRedisServer, type RedisServer } from '#testing';
-import { serveQueueDashboard } from '../src/dashboard.js';
+import { RECORDS_DESCRIPTION, serveQueueDashboard, shardDisplayName } from '../src/dashboard.js';
 import { QueueConsumer, WorkQueue } from '../src/index.js';
 import { waitFor } from './helpers.js';
 
@@ -23,6 +23,8 @@ const chromiumArgs = [
   '--disable-sync',
 ];
 const failure = 'backup target unreachable: mysql-0.ops refused the connection';
+/** Keys that fail while they are in this set. */
+const flaky = new Set<string>();
 /** Where the README's screenshot comes from, when set (`SCREENSHOT=docs/queue-dashboard.png`). */
 const screenshotPath = process.env.SCREENSHOT;
 
@@ -38,7 +40,8 @@ describe('queue dashboard (Bull Board) in headless Chromium', () => {
   const options = () => ({
     name: 'backupjob',
     connection: { url: redis.url },
-    shards: 4,
+    // More than ten shards, so that sorting names as text would put 10 and 11 before 2.
+    shards: 12,
     lockDurationMs: 2_000,
     // The failing key stays in its backoff, so its failed job is there to look at.
     backoff: { baseMs: 600_000, maxMs: 600_000 },
@@ -50,8 +53,9 @@ describe('queue dashboard (Bull Board) in headless Chromium', () => {
     consumer = new QueueConsumer(options());
     consumer.start({
       concurrency: 2,
+      name: 'worker-0',
       handler: (key) => {
-        if (key === 'ops/mysql-daily') throw new Error(failure);
+        if (key === 'ops/mysql-daily' || flaky.has(key)) throw new Error(failure);
       },
     });
     await queue.addBulk(['ops/mysql-daily', 'ops/postgres-hourly', 'web/redis-weekly']);
@@ -82,10 +86,30 @@ describe('queue dashboard (Bull Board) in headless Chromium', () => {
     await redis?.stop();
   });
 
-  test('lists every shard queue', async () => {
+  test('lists every shard in numeric order, each with the worker that serves it', async () => {
     await page.goto(`${base}/`);
-    for (let shard = 0; shard < 4; shard++) {
-      await page.getByText(`backupjob-${shard}`, { exact: true }).first().waitFor();
+    const names = Array.from({ length: 12 }, (_, shard) =>
+      shardDisplayName(`backupjob-${shard}`, 12),
+    );
+    await page.getByText(names[11]!, { exact: true }).first().waitFor();
+    const shown = await page
+      .getByText(/^shard \d+ · backupjob-\d+$/)
+      .allInnerTexts()
+      .then((texts) => [...new Set(texts)]);
+    assert.deepEqual(shown, names);
+    assert.equal(await page.getByText(/no workers/i).count(), 0, 'no shard says "No workers"');
+    const api = (await (await fetch(`${base}/api/queues`)).json()) as {
+      queues: { name: string; hasWorkers: boolean; description: string }[];
+    };
+    assert.ok(api.queues.every((q) => q.hasWorkers));
+    assert.ok(api.queues.every((q) => q.description === RECORDS_DESCRIPTION));
+    const workers = (await queue.bullQueues[0]!.getWorkers()).map((w) => w.rawname);
+    assert.ok(
+      workers.some((name) => name?.endsWith(':w:worker-0')),
+      workers.join(', '),
+    );
+    if (process.env.SCREENSHOT_OVERVIEW) {
+      await page.screenshot({ path: process.env.SCREENSHOT_OVERVIEW, fullPage: false });
     }
   });
 
@@ -95,6 +119,33 @@ describe('queue dashboard (Bull Board) in headless Chromium', () => {
     await page.getByText('ops/mysql-daily').first().waitFor();
     await page.getByText(failure).first().waitFor();
     if (screenshotPath) await page.screenshot({ path: screenshotPath, fullPage: false });
+  });
+
+  test('one failed record per failing key, removed when the key recovers', async () => {
+    const key = 'web/flaky-hourly';
+    const shard = queue.shardOf(key);
+    const failedOf = async () => {
+      const jobs = await queue.bullQueues[shard]!.getFailed();
+      return jobs.filter((job) => job.name === key);
+    };
+    flaky.add(key);
+    for (let run = 1; run <= 3; run++) {
+      await queue.add(key);
+      await waitFor(async () => (await queue.numRequeues(key)) === run, `failure ${run}`);
+    }
+    const failed = await failedOf();
+    assert.equal(failed.length, 1, 'three failed runs, one record');
+    await page.goto(`${base}/queue/backupjob-${shard}?status=failed`);
+    await page.getByText(key).first().waitFor();
+    assert.equal(await page.getByText(key, { exact: true }).count(), 1);
+
+    flaky.delete(key);
+    await queue.add(key);
+    await waitFor(async () => (await queue.numRequeues(key)) === 0, 'the recovery');
+    await waitFor(async () => (await failedOf()).length === 0, 'the record removed');
+    await page.goto(`${base}/queue/backupjob-${shard}?status=failed`);
+    await page.getByText(`backupjob-${shard}`).first().waitFor();
+    assert.equal(await page.getByText(key, { exact: true }).count(), 0);
   });
 
   test('offers no write action, and the server refuses one', async () => {

@@ -177,13 +177,3 @@ function summary(draft: StatusDraft, readyMessage: string): string {
   const last = draft.current.lastBackupTime;
   return last ? `last backup succeeded at ${last}` : readyMessage;
 }
-
-/**
- * The status writes and Event that report a permission the operator lacks (Ready=False,
- * reason Forbidden), for the controller to try when an API call answered 403.
- */
-export function reportForbidden(backupJob: BackupJob, message: string, now: Date): Action[] {
-  const draft = new StatusDraft(backupJob, now);
-  notReady(draft, 'Forbidden', message, 'Reconcile');
-  return statusActions(draft);
-}

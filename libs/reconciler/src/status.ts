@@ -19,9 +19,14 @@ export class StatusDraft {
   private status: BackupJobStatus;
   private readonly events: EventSpec[] = [];
 
+  /**
+   * `observed: false` for a status that reports a failed run: that generation was not reconciled,
+   * so status.observedGeneration keeps what it says.
+   */
   constructor(
     private readonly backupJob: BackupJob,
     private readonly now: Date,
+    private readonly options: { readonly observed: boolean } = { observed: true },
   ) {
     // Built from the sound part of what is stored; finish() compares with all of it, so unsound
     // fields are written away.
@@ -55,12 +60,10 @@ export class StatusDraft {
 
   /** The complete next status, or undefined when it equals what is stored (nothing to write). */
   finish(): BackupJobStatus | undefined {
-    const next = JSON.parse(
-      JSON.stringify({
-        ...this.status,
-        observedGeneration: this.backupJob.metadata.generation ?? 0,
-      }),
-    ) as BackupJobStatus;
+    const observed = this.options.observed
+      ? { observedGeneration: this.backupJob.metadata.generation ?? 0 }
+      : {};
+    const next = JSON.parse(JSON.stringify({ ...this.status, ...observed })) as BackupJobStatus;
     const stored = JSON.parse(JSON.stringify(this.backupJob.status ?? {})) as BackupJobStatus;
     return isDeepStrictEqual(next, stored) ? undefined : next;
   }

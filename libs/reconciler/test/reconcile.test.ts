@@ -4,7 +4,6 @@ import type { BackupJob } from '#api';
 import type { Action } from '../src/actions.js';
 import { findCondition } from '../src/conditions.js';
 import { grantRecheckDelay } from '../src/permitted.js';
-import { reportForbidden } from '../src/reconcile.js';
 import type { ReconcileInput } from '../src/world.js';
 import { reconcilerConfig } from '../src/config.js';
 import {
@@ -769,24 +768,5 @@ describe('reconcile: overdue by the schedule', () => {
       kind: 'requeueAfter',
       delayMs: due - T0.getTime(),
     });
-  });
-});
-
-describe('reportForbidden', () => {
-  test('Ready=False reason Forbidden with a Warning, once', () => {
-    const world = converged({
-      backupJob: backupJob(),
-      cronJob: undefined,
-      jobs: [],
-      now: T0,
-      config,
-    });
-    const message = 'forbidden: cannot update cronjobs.batch in namespace ops';
-    const actions = reportForbidden(world.backupJob!, message, minutes(1));
-    assert.deepEqual(types(actions), ['updateStatus', 'event:Forbidden']);
-    const next = applyActions(world, actions);
-    assert.equal(condition(next, 'Ready')?.reason, 'Forbidden');
-    assert.equal(status(next).ready, false);
-    assert.deepEqual(reportForbidden(next.backupJob!, message, minutes(2)), []);
   });
 });

@@ -8,9 +8,11 @@ import {
 import type { Server } from 'node:http';
 import type { CommonConfig } from '#config';
 import { MetricsAuthorizer, closeServer, serveMetrics, type OperatorMetrics } from '#observability';
+import type { HealthRegistry } from './health.js';
+import { readinessCheckMetrics } from './health-metrics.js';
 import type { ShutdownCoordinator } from './shutdown.js';
 import type { KubeConnection } from './kube.provider.js';
-import { CONFIG, KUBE, METRICS, SHUTDOWN } from './tokens.js';
+import { CONFIG, HEALTH, KUBE, METRICS, SHUTDOWN } from './tokens.js';
 
 /** Opens the /metrics listener with the app and closes it last, after the probe server. */
 @Injectable()
@@ -21,7 +23,10 @@ export class MetricsEndpoint implements OnApplicationBootstrap, OnApplicationShu
     @Inject(CONFIG) private readonly config: CommonConfig,
     @Inject(METRICS) private readonly metrics: OperatorMetrics,
     @Inject(KUBE) private readonly kube: KubeConnection,
-  ) {}
+    @Inject(HEALTH) health: HealthRegistry,
+  ) {
+    metrics.textSources.add(readinessCheckMetrics(health));
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     const { port, bindAddress, secure, certDir } = this.config.metrics;

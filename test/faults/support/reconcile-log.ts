@@ -17,8 +17,7 @@ export interface ReconcileRun {
 const END_MESSAGES = new Set([
   'reconciled',
   'reconcile aborted',
-  'stale read; retrying now',
-  'stale snapshot; retrying shortly',
+  'forbidden: the operator lacks a permission',
   'API server asked to retry later',
   'API call failed; backing off',
   'API server rejected a request',

@@ -1,0 +1,43 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gaugeFamiliesText, type MetricsTextSource } from '#observability';
+import { DEFAULT_CHECK_TIMEOUT_MS, type HealthCheck, type HealthRegistry } from './health.js';
+
+async function passes(check: HealthCheck): Promise<boolean> {
+  const timeoutMs = check.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  const controller = new AbortController();
+  const timedOut = sleep(timeoutMs, false, { ref: false }).then((value) => {
+    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+    return value;
+  });
+  const ran = Promise.resolve()
+    .then(() => check.check(controller.signal))
+    .then(
+      () => true,
+      () => false,
+    );
+  try {
+    return await Promise.race([ran, timedOut]);
+  } finally {
+    controller.abort();
+  }
+}
+
+/**
+ * `backupjob_operator_readiness_check_up{check}`: each readiness check (redis, apiserver, watcher,
+ * shutdown …) run at scrape time, 1 when it passes. What /readyz answers, split by check, so an
+ * alert can say which dependency failed (Redis down, a leader not synced) rather than only that
+ * a pod is not ready.
+ */
+export function readinessCheckMetrics(health: HealthRegistry): MetricsTextSource {
+  return async () => {
+    const checks = health.checks('readiness');
+    const results = await Promise.all(checks.map(passes));
+    return gaugeFamiliesText([
+      {
+        name: 'backupjob_operator_readiness_check_up',
+        help: 'Whether a readiness check passes at scrape time (1) or fails or times out (0).',
+        samples: checks.map((c, i) => ({ labels: { check: c.name }, value: results[i] ? 1 : 0 })),
+      },
+    ]);
+  };
+}
