@@ -12,6 +12,8 @@ function collect(dir, out) {
     return out;
   }
   for (const entry of entries) {
+    // An OUT_DIR build outside the tree links node_modules into it; its packages' tests are not ours.
+    if (entry === 'node_modules') continue;
     const path = join(dir, entry);
     if (statSync(path).isDirectory()) collect(path, out);
     else if (entry.endsWith('.test.js')) out.push(path);
