@@ -144,6 +144,6 @@ for (const scenario of selected) {
   save(results);
 }
 log(
-  `wrote ${file} and ${join(values['docs-dir'], 'performance.md')} in ${Math.round((Date.now() - started) / 1000)} s`,
+  `wrote ${file} and ${join(values['docs-dir'], 'performance.md')} in ${Math.round((Date.now() - started) / 1000)} s; \`npm run gen\` puts its goals in README.md's table`,
 );
 process.exit(results.some((r) => r.error) ? 1 : 0);
