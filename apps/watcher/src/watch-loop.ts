@@ -19,7 +19,6 @@ import {
   type ShutdownCoordinator,
 } from '#runtime';
 import { WorkQueue } from '#queue';
-import { serveQueueDashboard } from '#queue/dashboard';
 import { RedisSnapshotStore } from '#snapshot';
 
 /**
@@ -100,6 +99,8 @@ export class WatchLoop implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const dashboard = this.config.queueDashboard;
     if (dashboard) {
+      // Bull Board and Express load only when the dashboard is switched on (it is off by default).
+      const { serveQueueDashboard } = await import('#queue/dashboard');
       this.dashboard = await serveQueueDashboard(this.queue.bullQueues, {
         port: dashboard.port,
         host: dashboard.bindAddress,

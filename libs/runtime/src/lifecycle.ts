@@ -25,7 +25,12 @@ export class MetricsEndpoint implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationBootstrap(): Promise<void> {
     const { port, bindAddress, secure, certDir } = this.config.metrics;
-    const auth = secure ? new MetricsAuthorizer(this.kube.kubeConfig) : undefined;
+    const rest = this.kube.rest;
+    const auth = secure
+      ? new MetricsAuthorizer(<T>(path: string, body: object) =>
+          rest.request<T>({ method: 'POST', path, body }),
+        )
+      : undefined;
     this.server = await serveMetrics(
       this.metrics.registry,
       port,
