@@ -1,0 +1,137 @@
+// The apps start from one bundle each, not from the thousands of modules tsc writes: reading,
+// resolving and compiling those one by one was most of a process's start-up (docs/performance.md,
+// "Start-up"). esbuild bundles the compiled JavaScript (tsc has already emitted the decorator
+// metadata NestJS needs, which esbuild cannot) and follows tsc's source maps back to the
+// TypeScript. Then the bundles are loaded once with Node's compile cache on, so that the first
+// real start of a process finds their code compiled.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+// OUT_DIR lets several builds of one tree live side by side (see copy-assets.mjs).
+const outDir = process.env.OUT_DIR ?? 'dist';
+const apps = ['watcher', 'worker'];
+const self = fileURLToPath(import.meta.url);
+
+// Packages NestJS loads only for features an app uses (validation pipes, microservices,
+// websockets); this project installs none of them, so they stay out, unresolved.
+const notInstalled = [
+  'class-validator',
+  'class-transformer',
+  '@nestjs/microservices',
+  '@nestjs/microservices/*',
+  '@nestjs/websockets',
+  '@nestjs/websockets/*',
+];
+
+/**
+ * @kubernetes/client-node's index re-exports every module it has (watch, exec, port-forward, the
+ * ~2,700 generated models) and its package.json does not say they are free of side effects, so a
+ * bundler keeps them all. They are declarations only: saying so lets the bundle keep what the app
+ * reaches (the watcher, which talks to the API server through its own REST client, none of the
+ * generated models).
+ */
+const clientNodeIsPure = {
+  name: 'client-node-is-pure',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.pluginData === 'client-node-is-pure') return undefined;
+      const inside = args.importer.includes('/node_modules/@kubernetes/client-node/');
+      if (!inside && args.path !== '@kubernetes/client-node') return undefined;
+      const result = await b.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: 'client-node-is-pure',
+      });
+      if (result.errors.length > 0 || result.external) return result;
+      return { ...result, sideEffects: false };
+    });
+  },
+};
+
+/** Whether the bundle in `dir` was made from the files it lists, none changed since. */
+function upToDate(dir) {
+  try {
+    const { inputs } = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8'));
+    const built = statSync(join(dir, 'app.js')).mtimeMs;
+    return inputs.every((file) => statSync(file).mtimeMs <= built);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Replaces each file whole (write, then rename): a build during a test run (the doc-test runs
+ * `npm run gen:check`) must not let a process that starts meanwhile read half a bundle. The
+ * bundle itself comes last, so its time says the set is complete.
+ */
+function writeAtomically(files) {
+  for (const { path, contents } of files) {
+    mkdirSync(dirname(path), { recursive: true });
+    const temporary = `${path}.${process.pid}.tmp`;
+    writeFileSync(temporary, contents);
+    renameSync(temporary, path);
+  }
+}
+
+let rebuilt = false;
+for (const app of apps) {
+  const dir = join(outDir, 'apps', app, 'bundle');
+  if (upToDate(dir)) continue;
+  const result = await build({
+    entryPoints: [join(outDir, 'apps', app, 'src', 'app.js')],
+    outfile: join(dir, 'app.js'),
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    // The CommonJS packages inside call require() for Node's own modules, which an ES module does
+    // not have.
+    banner: {
+      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    },
+    sourcemap: 'linked',
+    // Stack traces need positions and names, not the sources' text.
+    sourcesContent: false,
+    // A third less to read and parse at every start; names stay (NestJS names modules and
+    // providers after their classes), and the map leads back to the sources.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    keepNames: true,
+    external: notInstalled,
+    plugins: [clientNodeIsPure],
+    logLevel: 'warning',
+    // Bull Board finds its UI's files with require.resolve, at run time, in node_modules.
+    logOverride: { 'require-resolve-not-external': 'silent', 'direct-eval': 'silent' },
+  });
+  const inputs = [self, ...Object.keys(result.metafile.inputs).map((input) => resolve(input))];
+  const files = result.outputFiles.map((f) => ({ path: f.path, contents: f.contents }));
+  files.sort((a, b) => Number(a.path.endsWith('app.js')) - Number(b.path.endsWith('app.js')));
+  writeAtomically([
+    { path: resolve(dir, 'inputs.json'), contents: `${JSON.stringify({ inputs }, null, 2)}\n` },
+    ...files,
+  ]);
+  rebuilt = true;
+  console.log(`bundled ${relative('.', join(dir, 'app.js'))}`);
+}
+
+// Node keeps compiled code per user and Node version, in folders named after both: a build for
+// another user (the image runs as 1000) is warmed by that user.
+const cache = resolve(outDir, '.compile-cache');
+if (rebuilt || !existsSync(cache)) {
+  const imports = apps
+    .map(
+      (app) => `await import(${JSON.stringify(resolve(outDir, 'apps', app, 'bundle', 'app.js'))});`,
+    )
+    .join(' ');
+  // Importing runs no app: each bundle exports start(), which only main.js calls.
+  execFileSync(process.execPath, ['--input-type=module', '-e', `${imports} process.exit(0);`], {
+    env: { ...process.env, NODE_COMPILE_CACHE: cache },
+    stdio: 'inherit',
+  });
+}
