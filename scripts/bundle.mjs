@@ -15,9 +15,10 @@ const outDir = process.env.OUT_DIR ?? 'dist';
 const apps = ['watcher', 'worker'];
 const self = fileURLToPath(import.meta.url);
 
-// Packages NestJS loads only for features an app uses (validation pipes, microservices,
-// websockets); this project installs none of them, so they stay out, unresolved.
+// Packages NestJS loads only for features an app uses (an HTTP server, validation pipes,
+// microservices, websockets); this project installs none of them, so they stay out, unresolved.
 const notInstalled = [
+  '@nestjs/platform-express',
   'class-validator',
   'class-transformer',
   '@nestjs/microservices',
@@ -103,12 +104,25 @@ for (const app of apps) {
     minifyWhitespace: true,
     minifySyntax: true,
     keepNames: true,
+    // The packages' licence comments go to app.js.LEGAL.txt beside the bundle.
+    legalComments: 'external',
     external: notInstalled,
     plugins: [clientNodeIsPure],
     logLevel: 'warning',
     // Bull Board finds its UI's files with require.resolve, at run time, in node_modules.
     logOverride: { 'require-resolve-not-external': 'silent', 'direct-eval': 'silent' },
   });
+  // One character beyond ASCII makes V8 hold the whole source as UTF-16: twice the bytes to
+  // decode, keep and scan at every start. esbuild escapes them, except in some regular expressions.
+  for (const f of result.outputFiles.filter((o) => o.path.endsWith('.js'))) {
+    const at = f.contents.findIndex((byte) => byte > 0x7f);
+    if (at >= 0) {
+      const line = f.contents.subarray(0, at).filter((byte) => byte === 0x0a).length + 1;
+      throw new Error(
+        `${relative('.', f.path)}:${line}: a character beyond ASCII; write it as an escape`,
+      );
+    }
+  }
   const inputs = [self, ...Object.keys(result.metafile.inputs).map((input) => resolve(input))];
   const files = result.outputFiles.map((f) => ({ path: f.path, contents: f.contents }));
   files.sort((a, b) => Number(a.path.endsWith('app.js')) - Number(b.path.endsWith('app.js')));
