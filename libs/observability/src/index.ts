@@ -2,5 +2,5 @@ export * from './logger.js';
 export { NestJsonLogger } from './nest-logger.js';
 export * from './metrics.js';
 export { instrumentKubeConfig } from './rest-client-metrics.js';
-export { serveMetrics, closeServer } from './metrics-server.js';
+export { serveMetrics, closeServer, listenOn } from './metrics-server.js';
 export { MetricsAuthorizer, type ScrapeDecision } from './metrics-auth.js';

@@ -6,7 +6,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { CommonConfig } from '#config';
-import { closeServer, type Logger } from '#observability';
+import { closeServer, listenOn, type Logger } from '#observability';
 import {
   DEFAULT_CHECK_TIMEOUT_MS,
   type CheckDetails,
@@ -89,14 +89,7 @@ export class HealthEndpoint implements OnApplicationBootstrap, OnApplicationShut
 
   async onApplicationBootstrap(): Promise<void> {
     const server = createServer((req, res) => void this.answer(req, res));
-    const { port, bindAddress } = this.config.health;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, bindAddress, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await listenOn(server, this.config.health.port, this.config.health.bindAddress);
     this.server = server;
   }
 

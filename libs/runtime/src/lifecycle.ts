@@ -12,7 +12,7 @@ import type { ShutdownCoordinator } from './shutdown.js';
 import type { KubeConnection } from './kube.provider.js';
 import { CONFIG, KUBE, METRICS, SHUTDOWN } from './tokens.js';
 
-/** Opens the /metrics listener with the app and closes it last, after the probe server. */
+/** Opens the /metrics listener with the app and closes it after the shutdown chain has run. */
 @Injectable()
 export class MetricsEndpoint implements OnApplicationBootstrap, OnApplicationShutdown {
   private server: Server | undefined;
