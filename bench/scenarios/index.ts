@@ -7,6 +7,7 @@ import { memoryScenario } from './memory.js';
 import { profileScenario } from './profile.js';
 import { queueFloorScenario } from './queue-floor.js';
 import { redisMemoryScenario } from './redis-memory.js';
+import { startUpScenario } from './start-up.js';
 import { steadyScenario } from './steady.js';
 
 /**
@@ -17,6 +18,7 @@ import { steadyScenario } from './steady.js';
 export const SCENARIOS: readonly Scenario[] = [
   coldStartScenario,
   coalescingScenario,
+  startUpScenario,
   burstScenario,
   queueFloorScenario,
   steadyScenario,
