@@ -88,7 +88,7 @@ export const SIZES: Record<Size['name'], Size> = {
     memory: { objects: [10000, 50000] },
     redisMemory: { objects: [10000] },
     queueFloor: { quick: false },
-    startUp: { runs: 7, latencyMs: 10, workers: 2, capSeconds: 30 },
+    startUp: { runs: 7, latencyMs: 10, workers: 2, capSeconds: 120 },
     profile: { objects: 2000, workers: 4, latencyMs: 20 },
   },
   quick: {
@@ -112,7 +112,7 @@ export const SIZES: Record<Size['name'], Size> = {
     memory: { objects: [300, 1000] },
     redisMemory: { objects: [300] },
     queueFloor: { quick: true },
-    startUp: { runs: 5, latencyMs: 10, workers: 2, capSeconds: 30 },
+    startUp: { runs: 5, latencyMs: 10, workers: 2, capSeconds: 120 },
     profile: { objects: 300, workers: 2, latencyMs: 5 },
   },
 };

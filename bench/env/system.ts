@@ -115,6 +115,23 @@ function tracked(sys: SystemUnderTest): SystemUnderTest {
   return t;
 }
 
+/** Processes a scenario spawned itself, stopped with the rest when the bench is interrupted. */
+export function trackedSystem(
+  label: string,
+  processes: OperatorProcess[],
+  redis?: RedisServer,
+): SystemUnderTest {
+  return tracked({
+    label,
+    processes,
+    redis,
+    async stop() {
+      await stopAll(processes);
+      await redis?.stop();
+    },
+  });
+}
+
 export async function stopAllSystems(): Promise<void> {
   await Promise.all([...running].map((s) => s.stop()));
 }

@@ -7,7 +7,7 @@ import { cpuSeconds } from '../lib/proc.js';
 import type { Goal, Table } from '../lib/result.js';
 import { round, summarize } from '../lib/stats.js';
 import { waitFor, withWorld } from '../env/world.js';
-import { dist, spawnNode, type OperatorProcess } from '../env/system.js';
+import { dist, spawnNode, trackedSystem, type OperatorProcess } from '../env/system.js';
 import type { BenchContext, Scenario } from './context.js';
 
 /** How a system under test is started; the operator's first one is what ships. */
@@ -148,6 +148,7 @@ async function startOnce(ctx: BenchContext, variant: Variant, run: number): Prom
             ),
           ];
     const processes = await Promise.all(spawns);
+    const system = trackedSystem(variant.label, processes, redis);
     const t0 = Math.min(...processes.map((p) => p.spawnedAt));
     try {
       const capMs = capSeconds * 1000;
@@ -168,8 +169,7 @@ async function startOnce(ctx: BenchContext, variant: Variant, run: number): Prom
       );
       return result;
     } finally {
-      await Promise.all(processes.map((p) => p.proc.stop('SIGTERM', 10_000)));
-      await redis?.stop();
+      await system.stop();
     }
   });
 }
