@@ -147,7 +147,10 @@ async function startOnce(ctx: BenchContext, variant: Variant, run: number): Prom
               }),
             ),
           ];
-    const processes = await Promise.all(spawns);
+    const processes = await Promise.all(spawns).catch(async (err: unknown) => {
+      await redis?.stop();
+      throw err;
+    });
     const system = trackedSystem(variant.label, processes, redis);
     const t0 = Math.min(...processes.map((p) => p.spawnedAt));
     try {
