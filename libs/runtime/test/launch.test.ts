@@ -4,10 +4,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { startProcess } from '#testing';
-import { mapStackTraces } from '../src/stack-traces.js';
 
 const APPS = ['watcher', 'worker'] as const;
 const bundleOf = (app: string) => new URL(`../../../apps/${app}/bundle/`, import.meta.url);
@@ -59,25 +58,25 @@ describe('the app bundles npm run build makes', () => {
 });
 
 describe('stack traces of a bundle', () => {
-  test('name the source file, line and column through the bundle’s source map, read on first use', async () => {
+  test('name the TypeScript source, line and column, through the bundle’s source map', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'stack-traces-'));
-    const previous = Error.prepareStackTrace;
     try {
       writeFileSync(
         join(dir, 'thrower.ts'),
         [
-          'export function outer(): Error {',
-          '  return inner();',
+          'export async function start(): Promise<void> {',
+          '  await Promise.resolve();',
+          '  fail();',
           '}',
           '',
-          'function inner(): Error {',
-          "  return new Error('from inside the bundle');",
+          'function fail(): never {',
+          "  throw new Error('from inside the bundle');",
           '}',
         ].join('\n'),
       );
       await build({
         entryPoints: [join(dir, 'thrower.ts')],
-        outfile: join(dir, 'bundle.js'),
+        outfile: join(dir, 'app.js'),
         bundle: true,
         format: 'esm',
         platform: 'node',
@@ -87,19 +86,25 @@ describe('stack traces of a bundle', () => {
         keepNames: true,
         logLevel: 'error',
       });
-      const bundle = pathToFileURL(join(dir, 'bundle.js'));
-      mapStackTraces(bundle);
-      const { outer } = (await import(bundle.href)) as { outer(): Error };
-      const stack = outer().stack ?? '';
-      const source = fileURLToPath(pathToFileURL(join(dir, 'thrower.ts')));
-      assert.match(stack, /^Error: from inside the bundle\n/);
-      assert.ok(stack.includes(`at inner (${source}:6:10)`), stack);
-      assert.ok(stack.includes(`at outer (${source}:2:10)`), stack);
-      assert.ok(!stack.includes('bundle.js'), stack);
-      // Frames of other files are V8's own.
-      assert.match(stack, /at .*launch\.test\.js:\d+:\d+/);
+      const child = startProcess({
+        name: 'thrower',
+        command: process.execPath,
+        args: [
+          '--input-type=module',
+          '-e',
+          [
+            `import { launch } from ${JSON.stringify(new URL('../src/launch.js', import.meta.url).href)};`,
+            `await launch(new URL(${JSON.stringify(pathToFileURL(join(dir, 'app.js')).href)}));`,
+          ].join('\n'),
+        ],
+      });
+      assert.equal(await child.exited, 1);
+      const output = child.lines.join('\n');
+      const source = join(dir, 'thrower.ts');
+      assert.match(output, /Error: from inside the bundle/);
+      assert.ok(output.includes(`at fail (${source}:7:9)`), output);
+      assert.ok(output.includes(`start (${source}:3:3)`), output);
     } finally {
-      Error.prepareStackTrace = previous;
       rmSync(dir, { recursive: true, force: true });
     }
   });
