@@ -19,10 +19,14 @@ function results(
   date: string,
   commit: string,
   scenarios: { name: string; goals: { goal: string; measured: string; met: boolean }[] }[],
+  load?: number,
 ): void {
   const body = {
     date,
     size,
+    ...(load === undefined
+      ? {}
+      : { loadAverage: { before: [load, 0, 0], after: [load + 2, 0, 0] } }),
     command: 'npm run bench',
     machine: { commit, dirty: false },
     scenarios: scenarios.map((s) => ({
@@ -43,16 +47,24 @@ describe('the README performance summary', () => {
     { name: 'cold-start', goals: [{ goal: 'throughput', measured: '0.7', met: false }] },
     { name: 'memory', goals: [{ goal: 'memory | per object', measured: '9 KiB', met: true }] },
   ]);
-  results('2026-02-01T0000Z.json', 'default', '2026-02-01T00:00:00Z', 'bbbbbbb2222', [
-    { name: 'cold-start', goals: [{ goal: 'throughput', measured: '0.9', met: true }] },
-  ]);
+  results(
+    '2026-02-01T0000Z.json',
+    'default',
+    '2026-02-01T00:00:00Z',
+    'bbbbbbb2222',
+    [{ name: 'cold-start', goals: [{ goal: 'throughput', measured: '0.9', met: true }] }],
+    3.14,
+  );
   results('2026-03-01T0000Z-quick.json', 'quick', '2026-03-01T00:00:00Z', 'ccccccc3333', [
     { name: 'cold-start', goals: [{ goal: 'throughput', measured: '0.1', met: false }] },
   ]);
 
   test("takes each scenario's goals from its newest default-size run, with that run's date and commit", () => {
     const table = renderPerformanceSummary(dir);
-    assert.match(table, /\| throughput \| ≤ 1 \| 0\.9 \| yes \| 2026-02-01, `bbbbbbb` \|/);
+    assert.match(
+      table,
+      /\| throughput \| ≤ 1 \| 0\.9 \| yes \| 2026-02-01, `bbbbbbb`, load 3\.1 → 5\.1 \|/,
+    );
     assert.match(
       table,
       /\| memory \\\| per object \| ≤ 1 \| 9 KiB \| yes \| 2026-01-01, `aaaaaaa` \|/,

@@ -13,6 +13,9 @@ interface Measured {
   readonly date: string;
   readonly commit: string;
   readonly dirty: boolean;
+  /** 1-minute load averages before and after the run: other work on the machine. */
+  readonly load:
+    { readonly before: readonly number[]; readonly after: readonly number[] } | undefined;
   readonly goals: readonly Goal[];
 }
 
@@ -45,6 +48,7 @@ export function latestGoals(resultsDir: string): Measured[] {
         date: results.date.slice(0, 10),
         commit: results.machine.commit.slice(0, 7),
         dirty: results.machine.dirty,
+        load: results.loadAverage,
         goals,
       });
     }
@@ -61,7 +65,10 @@ export function renderPerformanceSummary(resultsDir: string): string {
   const rows = measured.flatMap((m) =>
     m.goals.map((g) => {
       const met = g.met === null ? 'not measured' : g.met ? 'yes' : '**no**';
-      const run = `${m.date}, \`${m.commit}\`${m.dirty ? ' + changes' : ''}`;
+      const load = m.load
+        ? `, load ${m.load.before[0]!.toFixed(1)} → ${m.load.after[0]!.toFixed(1)}`
+        : '';
+      const run = `${m.date}, \`${m.commit}\`${m.dirty ? ' + changes' : ''}${load}`;
       return `| ${cell(g.goal)} | ${cell(g.target)} | ${cell(g.measured)} | ${met} | ${run} |`;
     }),
   );
@@ -69,7 +76,7 @@ export function renderPerformanceSummary(resultsDir: string): string {
   return [
     `Each goal as the newest default-size run of its scenario measured it (${runs.join(', ')}):`,
     '',
-    '| goal | target | measured | met | run (date, commit) |',
+    '| goal | target | measured | met | run (date, commit, 1-minute load average before → after, 2 cores) |',
     '| --- | --- | --- | --- | --- |',
     ...rows,
     '',
