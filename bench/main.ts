@@ -1,11 +1,12 @@
 /**
  * `npm run bench [-- --quick] [-- --scenario <name>[,<name>]] [-- --systems operator,baseline]`
+ * `[-- --compare-build [<label>=]<dist of another build>]` (the start-up scenario starts it too)
  * Runs the scenarios, prints a table per scenario, writes bench/results/<date>.json and
  * regenerates docs/performance.md with its SVG charts.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeMachine } from './lib/machine.js';
 import { writeReport, textTable } from './lib/report.js';
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     systems: { type: 'string', default: 'operator,baseline' },
     'results-dir': { type: 'string', default: 'bench/results' },
     'docs-dir': { type: 'string', default: 'docs' },
+    'compare-build': { type: 'string', multiple: true },
   },
 });
 
@@ -62,7 +64,17 @@ const log = (message: string) => {
   const t = ((Date.now() - started) / 1000).toFixed(0).padStart(5);
   process.stderr.write(`[bench ${t}s] ${message}\n`);
 };
-const ctx: BenchContext = { size, systems, log, baselineBest: new Map() };
+const ctx: BenchContext = {
+  size,
+  systems,
+  log,
+  baselineBest: new Map(),
+  compareBuilds: (values['compare-build'] ?? []).map((spec) =>
+    spec.includes('=')
+      ? spec.replace(/=(.*)/s, (_, dir: string) => `=${resolve(dir)}`)
+      : resolve(spec),
+  ),
+};
 const argv = process.argv.slice(2).join(' ');
 const command = `npm run bench${argv ? ` -- ${argv}` : ''}`;
 
@@ -144,6 +156,6 @@ for (const scenario of selected) {
   save(results);
 }
 log(
-  `wrote ${file} and ${join(values['docs-dir'], 'performance.md')} in ${Math.round((Date.now() - started) / 1000)} s`,
+  `wrote ${file} and ${join(values['docs-dir'], 'performance.md')} in ${Math.round((Date.now() - started) / 1000)} s; \`npm run gen\` puts its goals in README.md's table`,
 );
 process.exit(results.some((r) => r.error) ? 1 : 0);

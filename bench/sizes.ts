@@ -56,6 +56,16 @@ export interface Size {
   /** BackupJobs, each with its CronJob and three Jobs, whose Redis footprint is measured. */
   readonly redisMemory: { readonly objects: readonly number[] };
   readonly queueFloor: { readonly quick: boolean };
+  /**
+   * Start-up: `runs` times each system, spawned against one BackupJob at `latencyMs`: the
+   * operator with `workers` workers, every run capped at `capSeconds`.
+   */
+  readonly startUp: {
+    readonly runs: number;
+    readonly latencyMs: number;
+    readonly workers: number;
+    readonly capSeconds: number;
+  };
   /** The cold start profiled with --cpu-prof. */
   readonly profile: {
     readonly objects: number;
@@ -89,6 +99,7 @@ export const SIZES: Record<Size['name'], Size> = {
     memory: { objects: [10000, 50000] },
     redisMemory: { objects: [10000] },
     queueFloor: { quick: false },
+    startUp: { runs: 7, latencyMs: 10, workers: 2, capSeconds: 120 },
     profile: { objects: 2000, workers: 4, latencyMs: 20 },
   },
   quick: {
@@ -114,6 +125,7 @@ export const SIZES: Record<Size['name'], Size> = {
     memory: { objects: [300, 1000] },
     redisMemory: { objects: [300] },
     queueFloor: { quick: true },
+    startUp: { runs: 5, latencyMs: 10, workers: 2, capSeconds: 120 },
     profile: { objects: 300, workers: 2, latencyMs: 5 },
   },
 };

@@ -9,7 +9,7 @@ import {
 } from '#testing';
 
 const node = process.execPath;
-const dist = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
+export const dist = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
 
 export type Role = 'watcher' | 'worker' | 'baseline';
 
@@ -19,6 +19,8 @@ export interface OperatorProcess {
   readonly proc: ManagedProcess;
   readonly metricsUrl: string;
   readonly healthUrl?: string;
+  /** Date.now() when it was spawned. */
+  readonly spawnedAt: number;
 }
 
 /** A running system under test: the real operator or the single-process baseline. */
@@ -51,19 +53,27 @@ async function ok(url: string): Promise<boolean> {
   return res.ok;
 }
 
-async function spawnNode(
+/**
+ * Starts `node [args…] entry` with the operator's environment. `entry` is a file, or the node
+ * arguments that stand for one (`['--input-type=module', '-e', …]`).
+ */
+export async function spawnNode(
   role: Role,
   name: string,
-  entry: string,
+  entry: string | readonly string[],
   env: Record<string, string>,
   opts: CommonOptions & { health?: boolean },
 ): Promise<OperatorProcess> {
   const metricsPort = await freePort();
   const healthPort = await freePort();
+  const spawnedAt = Date.now();
   const proc = startProcess({
     name,
     command: node,
-    args: [...profileFlags(opts.profileDir, name), entry],
+    args: [
+      ...profileFlags(opts.profileDir, name),
+      ...(typeof entry === 'string' ? [entry] : entry),
+    ],
     env: {
       KUBECONFIG: opts.kubeconfigPath,
       METRICS_PORT: String(metricsPort),
@@ -82,6 +92,7 @@ async function spawnNode(
     proc,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     healthUrl: opts.health ? `http://127.0.0.1:${healthPort}` : undefined,
+    spawnedAt,
   };
 }
 
@@ -102,6 +113,23 @@ function tracked(sys: SystemUnderTest): SystemUnderTest {
   };
   running.add(t);
   return t;
+}
+
+/** Processes a scenario spawned itself, stopped with the rest when the bench is interrupted. */
+export function trackedSystem(
+  label: string,
+  processes: OperatorProcess[],
+  redis?: RedisServer,
+): SystemUnderTest {
+  return tracked({
+    label,
+    processes,
+    redis,
+    async stop() {
+      await stopAll(processes);
+      await redis?.stop();
+    },
+  });
 }
 
 export async function stopAllSystems(): Promise<void> {

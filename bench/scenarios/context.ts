@@ -11,6 +11,12 @@ export interface BenchContext {
   log(message: string): void;
   /** The baseline's fastest concurrency per latency, found by the cold start sweep. */
   readonly baselineBest: Map<number, number>;
+  /**
+   * Output folders of other builds of the operator (`OUT_DIR=<dir> npm run build` of another
+   * commit), each `<label>=<dir>` or `<dir>`, whose start-up the start-up scenario measures
+   * beside this one's.
+   */
+  readonly compareBuilds: readonly string[];
 }
 
 export interface Scenario {

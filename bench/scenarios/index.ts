@@ -9,6 +9,7 @@ import { ownWritesScenario } from './own-writes.js';
 import { profileScenario } from './profile.js';
 import { queueFloorScenario } from './queue-floor.js';
 import { redisMemoryScenario } from './redis-memory.js';
+import { startUpScenario } from './start-up.js';
 import { steadyScenario } from './steady.js';
 
 /**
@@ -19,6 +20,7 @@ import { steadyScenario } from './steady.js';
 export const SCENARIOS: readonly Scenario[] = [
   coldStartScenario,
   coalescingScenario,
+  startUpScenario,
   burstScenario,
   queueFloorScenario,
   steadyScenario,

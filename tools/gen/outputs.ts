@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { renderApiDoc, renderTypes } from '#api/gen';
 import { backupJobCrd } from '#api';
 import { rbacFiles } from '#rbac';
 import { backupJobSchema, specSchema, statusSchema } from '#api';
 import type { JSONSchemaProps } from '#api';
+import { renderPerformanceSummary, withPerformanceSummary } from './performance-summary.js';
 
 /** A file derived from a source of truth in the code; `npm run gen` writes it, `gen:check` compares. */
 export interface GeneratedFile {
@@ -47,5 +49,13 @@ export function generatedFiles(sources: Sources = defaultSources): GeneratedFile
       ),
     },
     ...rbacFiles(),
+    {
+      // The performance table, from the bench runs recorded in bench/results.
+      path: 'README.md',
+      content: withPerformanceSummary(
+        readFileSync('README.md', 'utf8'),
+        renderPerformanceSummary('bench/results'),
+      ),
+    },
   ];
 }

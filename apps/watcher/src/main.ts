@@ -1,10 +1,3 @@
-import 'reflect-metadata';
-import { loadWatcherConfig } from '#config';
-import { runOperatorApp } from '#runtime';
-import { WatcherModule } from './watcher.module.js';
+import { launch } from '#runtime/launch';
 
-await runOperatorApp({
-  name: 'watcher',
-  loadConfig: loadWatcherConfig,
-  module: WatcherModule.forRoot,
-});
+await launch(new URL('../bundle/app.js', import.meta.url));

@@ -21,7 +21,6 @@ import {
   type ShutdownCoordinator,
 } from '#runtime';
 import { WorkQueue } from '#queue';
-import { serveQueueDashboard } from '#queue/dashboard';
 import { reconcilerConfig } from '#reconciler';
 import { RedisSnapshotStore } from '#snapshot';
 
@@ -114,6 +113,8 @@ export class WatchLoop implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const dashboard = this.config.queueDashboard;
     if (dashboard) {
+      // Bull Board and Express load only when the dashboard is switched on (it is off by default).
+      const { serveQueueDashboard } = await import('#queue/dashboard');
       this.dashboard = await serveQueueDashboard(this.queue.bullQueues, {
         port: dashboard.port,
         host: dashboard.bindAddress,

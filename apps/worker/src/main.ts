@@ -1,10 +1,3 @@
-import 'reflect-metadata';
-import { loadWorkerConfig } from '#config';
-import { runOperatorApp } from '#runtime';
-import { WorkerModule } from './worker.module.js';
+import { launch } from '#runtime/launch';
 
-await runOperatorApp({
-  name: 'worker',
-  loadConfig: loadWorkerConfig,
-  module: WorkerModule.forRoot,
-});
+await launch(new URL('../bundle/app.js', import.meta.url));

@@ -1,8 +1,10 @@
 /**
  * Emulator benchmark (not a test): N BackupJobs created, read, listed and watched by W watchers.
  * The emulator runs in its own process (the CLI), so the numbers are its own, not the client's.
+ * With --cronjobs M, M CronJobs that are not due exist first and the CronJob controller runs: what
+ * it costs while idle, and whether the creates slow down.
  *
- *   node dist/libs/apiserver-emulator/bench/apiserver.js [--objects 10000] [--watchers 10] [--concurrency 32]
+ *   node dist/libs/apiserver-emulator/bench/apiserver.js [--objects 10000] [--watchers 10] [--concurrency 32] [--cronjobs 0]
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -17,11 +19,13 @@ const { values } = parseArgs({
     objects: { type: 'string', default: '10000' },
     watchers: { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '32' },
+    cronjobs: { type: 'string', default: '0' },
   },
 });
 const N = Number(values.objects);
 const W = Number(values.watchers);
 const C = Number(values.concurrency);
+const CRONJOBS = Number(values.cronjobs);
 const agent = new Agent({ keepAlive: true, maxSockets: C });
 
 const CRD = {
@@ -139,7 +143,7 @@ async function main(): Promise<void> {
       '--kubeconfig',
       join(tmpdir(), `bench-${port}.kubeconfig`),
       '--controllers',
-      '',
+      CRONJOBS > 0 ? 'cronjobs' : '',
       '--watch-cache-size',
       String(N + 100),
     ],
@@ -151,6 +155,31 @@ async function main(): Promise<void> {
     const namespaces = 10;
     for (let i = 0; i < namespaces; i++)
       await call(port, 'POST', '/api/v1/namespaces', { metadata: { name: `ns-${i}` } });
+    await pool(CRONJOBS, async (i) => {
+      const r = await call(
+        port,
+        'POST',
+        `/apis/batch/v1/namespaces/ns-${i % namespaces}/cronjobs`,
+        {
+          metadata: { name: `cj-${i}` },
+          spec: {
+            schedule: '0 0 1 1 *',
+            jobTemplate: {
+              spec: {
+                template: {
+                  spec: { restartPolicy: 'Never', containers: [{ name: 'b', image: 'b:1' }] },
+                },
+              },
+            },
+          },
+        },
+      );
+      if (r.status !== 201) throw new Error(`create CronJob ${i}: ${r.status} ${r.text}`);
+    });
+    // The emulator alone, with nothing asked of it: its controllers' own work.
+    const idle0 = cpuSeconds(child.pid!);
+    await new Promise((r) => setTimeout(r, 2000));
+    const idleCores = (cpuSeconds(child.pid!) - idle0) / 2;
     const rssStart = rssMb(child.pid!);
     const latencies: number[] = [];
     const received = { n: 0 };
@@ -205,6 +234,8 @@ async function main(): Promise<void> {
       objects: N,
       watchers: W,
       concurrency: C,
+      cronJobs: CRONJOBS,
+      idleEmulatorCores: Number(idleCores.toFixed(2)),
       createPerSecond: Math.round(N / createSecs),
       createPerEmulatorCpuSecond: Math.round(N / Math.max(0.01, cpu1 - cpu0)),
       getPerSecond: Math.round(N / getSecs),

@@ -11,7 +11,8 @@ const UNIT_MS: Readonly<Record<string, number>> = {
   h: 3_600_000,
 };
 
-const TERM = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
+// µs (micro sign) and μs (Greek mu) as escapes: the app bundles stay ASCII (scripts/bundle.mjs).
+const TERM = /(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/y;
 
 /** Parses `300ms`, `1.5h`, `2h45m` into milliseconds; returns undefined when the text is not a duration. */
 export function parseDuration(text: string): number | undefined {

@@ -3,5 +3,5 @@ export { NestJsonLogger } from './nest-logger.js';
 export * from './metrics.js';
 export * from './state-metrics.js';
 export { instrumentKubeConfig } from './rest-client-metrics.js';
-export { serveMetrics, closeServer } from './metrics-server.js';
+export { serveMetrics, closeServer, listenOn } from './metrics-server.js';
 export { MetricsAuthorizer, type ScrapeDecision } from './metrics-auth.js';

@@ -1,8 +1,25 @@
 import { createHash } from 'node:crypto';
-import { AuthenticationV1Api, AuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
 
 /** What a scrape gets: 200 to serve, 401 without a valid token, 403 without the permission. */
 export type ScrapeDecision = 200 | 401 | 403;
+
+/**
+ * Creates a review (POST of its body to `path`) and answers the object the API server returns:
+ * the process's own REST client, so that authorizing scrapes loads none of client-node's
+ * generated API classes and models.
+ */
+export type CreateReview = <T>(path: string, body: object) => Promise<T>;
+
+interface ReviewStatus<S> {
+  readonly status?: S;
+}
+
+interface UserInfo {
+  readonly username?: string;
+  readonly uid?: string;
+  readonly groups?: string[];
+  readonly extra?: Record<string, string[]>;
+}
 
 export interface MetricsAuthOptions {
   /** How long an answer for one token is reused, as the API server's own delegated auth does. */
@@ -17,15 +34,14 @@ export interface MetricsAuthOptions {
  * chart's metrics-reader ClusterRole grants to its Prometheus ServiceAccount.
  */
 export class MetricsAuthorizer {
-  private readonly authn: AuthenticationV1Api;
-  private readonly authz: AuthorizationV1Api;
   private readonly answers = new Map<string, { decision: ScrapeDecision; expires: number }>();
   private readonly ttlMs: number;
   private readonly maxEntries: number;
 
-  constructor(kubeConfig: KubeConfig, options: MetricsAuthOptions = {}) {
-    this.authn = kubeConfig.makeApiClient(AuthenticationV1Api);
-    this.authz = kubeConfig.makeApiClient(AuthorizationV1Api);
+  constructor(
+    private readonly create: CreateReview,
+    options: MetricsAuthOptions = {},
+  ) {
     this.ttlMs = options.ttlMs ?? 10_000;
     this.maxEntries = options.maxEntries ?? 1000;
   }
@@ -46,13 +62,15 @@ export class MetricsAuthorizer {
   }
 
   private async review(token: string): Promise<ScrapeDecision> {
-    const review = await this.authn.createTokenReview({
-      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
-    });
+    const review = await this.create<ReviewStatus<{ authenticated?: boolean; user?: UserInfo }>>(
+      '/apis/authentication.k8s.io/v1/tokenreviews',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
+    );
     const user = review.status?.user;
     if (!review.status?.authenticated || !user?.username) return 401;
-    const access = await this.authz.createSubjectAccessReview({
-      body: {
+    const access = await this.create<ReviewStatus<{ allowed?: boolean }>>(
+      '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      {
         apiVersion: 'authorization.k8s.io/v1',
         kind: 'SubjectAccessReview',
         spec: {
@@ -63,7 +81,7 @@ export class MetricsAuthorizer {
           nonResourceAttributes: { path: '/metrics', verb: 'get' },
         },
       },
-    });
+    );
     return access.status?.allowed ? 200 : 403;
   }
 }

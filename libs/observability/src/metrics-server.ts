@@ -60,14 +60,19 @@ export async function serveMetrics(
         handler,
       )
     : createServer(handler);
-  await new Promise<void>((resolve, reject) => {
+  await listenOn(server, port, host);
+  return server;
+}
+
+/** Starts listening; rejects when the port cannot be had (taken, not allowed). */
+export function listenOn(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  return server;
 }
 
 /**

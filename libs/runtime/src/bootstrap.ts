@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import type { DynamicModule, INestApplication } from '@nestjs/common';
+import type { DynamicModule, INestApplicationContext } from '@nestjs/common';
 import { ConfigError, configSummary, type CommonConfig, type Env } from '#config';
 import { exitAfterFlush } from './exit.js';
 import { Logger, stderrSink, createOperatorMetrics, NestJsonLogger } from '#observability';
@@ -21,30 +21,41 @@ const FORCED_EXIT_SLACK_MS = 5000;
  * Starts an operator process: validated config (a bad value exits 1 naming the variable), JSON
  * logs, a private metrics registry, the probe server on HEALTH_PORT, /metrics on METRICS_PORT,
  * the shared Redis connection, and graceful shutdown on SIGTERM/SIGINT (exit 0 when every
- * shutdown hook finished within SHUTDOWN_GRACE_PERIOD, 1 otherwise).
+ * shutdown hook finished within SHUTDOWN_GRACE_PERIOD, 1 otherwise). The process is a NestJS
+ * application context (modules, providers, lifecycle hooks) without an HTTP framework: its two
+ * listeners answer three paths, and loading one cost a tenth of its start.
  */
 export async function runOperatorApp<C extends CommonConfig>(app: OperatorApp<C>): Promise<void> {
   const config = await loadConfigOrExit(app);
   const logger = new Logger({ level: config.logLevel, fields: { app: app.name } });
   exitOnCrash(logger);
   const context: CoreContext<C> = { config, logger, metrics: createOperatorMetrics() };
-  let nest: INestApplication | undefined;
+  let nest: INestApplicationContext | undefined;
+  // Creating the context also runs the bootstrap hooks (the watcher starts campaigning there), and
+  // Nest's signal handling can only be set up after: a signal that comes meanwhile is raised again
+  // once it is, so it still stops the process gracefully.
+  let early: NodeJS.Signals | undefined;
+  const remember = (signal: NodeJS.Signals) => (early ??= signal);
+  process.on('SIGTERM', remember).on('SIGINT', remember);
   try {
-    nest = await NestFactory.create(app.module(OperatorCoreModule.forRoot(context), context), {
-      logger: new NestJsonLogger(logger.child({ component: 'nest' })),
-      abortOnError: false,
-      // Keep-alive connections to the probe server must not hold shutdown open.
-      forceCloseConnections: true,
-    });
+    nest = await NestFactory.createApplicationContext(
+      app.module(OperatorCoreModule.forRoot(context), context),
+      {
+        logger: new NestJsonLogger(logger.child({ component: 'nest' })),
+        abortOnError: false,
+      },
+    );
     nest.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
     forceExitAfterGracePeriod(config.shutdownGracePeriodMs, logger);
-    await nest.listen(config.health.port, config.health.bindAddress);
   } catch (err) {
     logger.error('start failed', { err });
     await nest?.close().catch(() => undefined);
     await exitAfterFlush(1);
+  } finally {
+    process.off('SIGTERM', remember).off('SIGINT', remember);
   }
   logger.info('started', { config: configSummary(config) });
+  if (early) process.kill(process.pid, early);
 }
 
 async function loadConfigOrExit<C extends CommonConfig>(app: OperatorApp<C>): Promise<C> {

@@ -1,10 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { TerminusModule } from '@nestjs/terminus';
 import type { CommonConfig } from '#config';
 import { HealthRegistry } from './health.js';
 import type { Logger, OperatorMetrics } from '#observability';
 import { ShutdownCoordinator } from './shutdown.js';
-import { HealthController } from './health.controller.js';
+import { HealthEndpoint } from './health-endpoint.js';
 import { MetricsEndpoint, ShutdownChain } from './lifecycle.js';
 import { kubeProvider } from './kube.provider.js';
 import { redisProvider } from './redis.provider.js';
@@ -26,9 +25,6 @@ export class OperatorCoreModule {
     return {
       module: OperatorCoreModule,
       global: true,
-      // Readiness changes are logged by HealthController; terminus would log every failed probe.
-      imports: [TerminusModule.forRoot({ logger: false })],
-      controllers: [HealthController],
       providers: [
         { provide: CONFIG, useValue: context.config },
         { provide: LOGGER, useValue: context.logger },
@@ -48,6 +44,7 @@ export class OperatorCoreModule {
         },
         redisProvider,
         kubeProvider,
+        HealthEndpoint,
         MetricsEndpoint,
         ShutdownChain,
       ],

@@ -14,7 +14,7 @@ import type { ShutdownCoordinator } from './shutdown.js';
 import type { KubeConnection } from './kube.provider.js';
 import { CONFIG, HEALTH, KUBE, METRICS, SHUTDOWN } from './tokens.js';
 
-/** Opens the /metrics listener with the app and closes it last, after the probe server. */
+/** Opens the /metrics listener with the app and closes it after the shutdown chain has run. */
 @Injectable()
 export class MetricsEndpoint implements OnApplicationBootstrap, OnApplicationShutdown {
   private server: Server | undefined;
@@ -30,7 +30,12 @@ export class MetricsEndpoint implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationBootstrap(): Promise<void> {
     const { port, bindAddress, secure, certDir } = this.config.metrics;
-    const auth = secure ? new MetricsAuthorizer(this.kube.kubeConfig) : undefined;
+    const rest = this.kube.rest;
+    const auth = secure
+      ? new MetricsAuthorizer(<T>(path: string, body: object) =>
+          rest.request<T>({ method: 'POST', path, body }),
+        )
+      : undefined;
     this.server = await serveMetrics(
       this.metrics.registry,
       port,

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { builtinModules } from 'node:module';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { startProcess } from '#testing';
+
+const APPS = ['watcher', 'worker'] as const;
+const bundleOf = (app: string) => new URL(`../../../apps/${app}/bundle/`, import.meta.url);
+
+describe('the app bundles npm run build makes', () => {
+  test('each imports nothing but Node’s own modules: what it runs is inside it', () => {
+    const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+    for (const app of APPS) {
+      const code = readFileSync(new URL('app.js', bundleOf(app)), 'utf8');
+      const specifiers = [...code.matchAll(/(?:^|[;\n}])\s*import\s*[^'"();]*?from\s*"([^"]+)"/g)];
+      assert.ok(specifiers.length > 0, `${app}: the bundle's imports were found`);
+      for (const [, specifier] of specifiers) {
+        assert.ok(builtins.has(specifier!), `${app} imports ${specifier}`);
+      }
+    }
+  });
+
+  test('the watcher carries none of client-node’s generated models; the worker, which uses them, does', () => {
+    // The map's sources are the files that put code into the bundle.
+    const models = (app: string) =>
+      (
+        JSON.parse(readFileSync(new URL('app.js.map', bundleOf(app)), 'utf8')) as {
+          sources: string[];
+        }
+      ).sources.filter((f) => /@kubernetes\/client-node\/.*gen\/models\//.test(f)).length;
+    assert.equal(models('watcher'), 0);
+    assert.ok(models('worker') > 500, `${models('worker')} model modules in the worker`);
+  });
+
+  test('launch runs the app in the bundle: a bad variable stops it with a message naming it', async () => {
+    const child = startProcess({
+      name: 'watcher',
+      command: process.execPath,
+      args: [
+        '--input-type=module',
+        '-e',
+        [
+          `import { launch } from ${JSON.stringify(new URL('../src/launch.js', import.meta.url).href)};`,
+          `const bundle = new URL('app.js', ${JSON.stringify(bundleOf('watcher').href)});`,
+          `process.env.QUEUE_SHARDS = '0';`,
+          'await launch(bundle);',
+        ].join('\n'),
+      ],
+      env: { KUBECONFIG: '/nonexistent' },
+    });
+    assert.equal(await child.exited, 1);
+    assert.match(child.lines.join('\n'), /invalid configuration: .*QUEUE_SHARDS/);
+  });
+});
+
+describe('stack traces of a bundle', () => {
+  test('name the TypeScript source, line and column, through the bundle’s source map', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stack-traces-'));
+    try {
+      writeFileSync(
+        join(dir, 'thrower.ts'),
+        [
+          'export async function start(): Promise<void> {',
+          '  await Promise.resolve();',
+          '  fail();',
+          '}',
+          '',
+          'function fail(): never {',
+          "  throw new Error('from inside the bundle');",
+          '}',
+        ].join('\n'),
+      );
+      await build({
+        entryPoints: [join(dir, 'thrower.ts')],
+        outfile: join(dir, 'app.js'),
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        sourcemap: 'linked',
+        sourcesContent: false,
+        minifyWhitespace: true,
+        keepNames: true,
+        logLevel: 'error',
+      });
+      const child = startProcess({
+        name: 'thrower',
+        command: process.execPath,
+        args: [
+          '--input-type=module',
+          '-e',
+          [
+            `import { launch } from ${JSON.stringify(new URL('../src/launch.js', import.meta.url).href)};`,
+            `await launch(new URL(${JSON.stringify(pathToFileURL(join(dir, 'app.js')).href)}));`,
+          ].join('\n'),
+        ],
+      });
+      assert.equal(await child.exited, 1);
+      const output = child.lines.join('\n');
+      const source = join(dir, 'thrower.ts');
+      assert.match(output, /Error: from inside the bundle/);
+      assert.ok(output.includes(`at fail (${source}:7:9)`), output);
+      assert.ok(output.includes(`start (${source}:3:3)`), output);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,188 @@
+// The apps start from one bundle each, not from the thousands of modules tsc writes: reading,
+// resolving and compiling those one by one was most of a process's start-up (docs/performance.md,
+// "Start-up"). esbuild bundles the compiled JavaScript (tsc has already emitted the decorator
+// metadata NestJS needs, which esbuild cannot) and follows tsc's source maps back to the
+// TypeScript. Then the bundles are loaded once with Node's compile cache on, so that the first
+// real start of a process finds their code compiled.
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+// OUT_DIR lets several builds of one tree live side by side (see copy-assets.mjs).
+const outDir = process.env.OUT_DIR ?? 'dist';
+const apps = ['watcher', 'worker'];
+const self = fileURLToPath(import.meta.url);
+
+// Packages NestJS loads only for features an app uses (an HTTP server, validation pipes,
+// microservices, websockets); this project installs none of them, so they stay out, unresolved.
+const notInstalled = [
+  '@nestjs/platform-express',
+  'class-validator',
+  'class-transformer',
+  '@nestjs/microservices',
+  '@nestjs/microservices/*',
+  '@nestjs/websockets',
+  '@nestjs/websockets/*',
+];
+
+/**
+ * @kubernetes/client-node's index re-exports every module it has (watch, exec, port-forward, the
+ * ~2,700 generated models) and its package.json does not say they are free of side effects, so a
+ * bundler keeps them all. They are declarations only: saying so lets the bundle keep what the app
+ * reaches (the watcher, which talks to the API server through its own REST client, none of the
+ * generated models).
+ */
+const clientNodeIsPure = {
+  name: 'client-node-is-pure',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.pluginData === 'client-node-is-pure') return undefined;
+      const inside = args.importer.includes('/node_modules/@kubernetes/client-node/');
+      if (!inside && args.path !== '@kubernetes/client-node') return undefined;
+      const result = await b.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: 'client-node-is-pure',
+      });
+      if (result.errors.length > 0 || result.external) return result;
+      return { ...result, sideEffects: false };
+    });
+  },
+};
+
+/** Whether the bundle in `dir` was made from the files it lists, none changed since. */
+function upToDate(dir) {
+  try {
+    const { inputs } = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8'));
+    const built = statSync(join(dir, 'app.js')).mtimeMs;
+    return inputs.every((file) => statSync(file).mtimeMs <= built);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Replaces each file whole (write, then rename): a build during a test run (the doc-test runs
+ * `npm run gen:check`) must not let a process that starts meanwhile read half a bundle. The
+ * bundle itself comes last, so its time says the set is complete.
+ */
+function writeAtomically(files) {
+  for (const { path, contents } of files) {
+    mkdirSync(dirname(path), { recursive: true });
+    const temporary = `${path}.${process.pid}.tmp`;
+    writeFileSync(temporary, contents);
+    renameSync(temporary, path);
+  }
+}
+
+/**
+ * The Lua scripts the bundled libraries load at run time from `./commands/` beside their module
+ * (BullMQ's layout: `<verb>-<keys>.lua`). In a bundle every module's URL is the bundle's, so the
+ * scripts go to `commands/` beside it; two libraries may not name a script alike.
+ */
+function luaScriptsOf(inputs) {
+  const scripts = new Map();
+  const ours = inputs.filter((input) => !input.includes('/node_modules/'));
+  for (const dir of new Set(ours.map((input) => join(dirname(input), 'commands')))) {
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir).filter((n) => n.endsWith('.lua'))) {
+      const path = join(dir, name);
+      const other = scripts.get(name);
+      if (other && other !== path)
+        throw new Error(`two Lua scripts named ${name}: ${other}, ${path}`);
+      scripts.set(name, path);
+    }
+  }
+  return scripts;
+}
+
+let rebuilt = false;
+for (const app of apps) {
+  const dir = join(outDir, 'apps', app, 'bundle');
+  if (upToDate(dir)) continue;
+  const result = await build({
+    entryPoints: [join(outDir, 'apps', app, 'src', 'app.js')],
+    outfile: join(dir, 'app.js'),
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    // The CommonJS packages inside call require() for Node's own modules, which an ES module does
+    // not have.
+    banner: {
+      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    },
+    sourcemap: 'linked',
+    // Stack traces need positions and names, not the sources' text.
+    sourcesContent: false,
+    // A third less to read and parse at every start; names stay (NestJS names modules and
+    // providers after their classes), and the map leads back to the sources.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    keepNames: true,
+    // The packages' licence comments go to app.js.LEGAL.txt beside the bundle.
+    legalComments: 'external',
+    external: notInstalled,
+    plugins: [clientNodeIsPure],
+    logLevel: 'warning',
+    // Bull Board finds its UI's files with require.resolve, at run time, in node_modules.
+    logOverride: { 'require-resolve-not-external': 'silent', 'direct-eval': 'silent' },
+  });
+  // One character beyond ASCII makes V8 hold the whole source as UTF-16: twice the bytes to
+  // decode, keep and scan at every start. esbuild escapes them, except in some regular expressions.
+  for (const f of result.outputFiles.filter((o) => o.path.endsWith('.js'))) {
+    const at = f.contents.findIndex((byte) => byte > 0x7f);
+    if (at >= 0) {
+      const line = f.contents.subarray(0, at).filter((byte) => byte === 0x0a).length + 1;
+      throw new Error(
+        `${relative('.', f.path)}:${line}: a character beyond ASCII; write it as an escape`,
+      );
+    }
+  }
+  const modules = Object.keys(result.metafile.inputs).map((input) => resolve(input));
+  const scripts = luaScriptsOf(modules);
+  const inputs = [self, ...modules, ...scripts.values()];
+  const files = [
+    ...[...scripts].map(([name, path]) => ({
+      path: resolve(dir, 'commands', name),
+      contents: readFileSync(path),
+    })),
+    ...result.outputFiles.map((f) => ({ path: f.path, contents: f.contents })),
+  ];
+  files.sort((a, b) => Number(a.path.endsWith('app.js')) - Number(b.path.endsWith('app.js')));
+  writeAtomically([
+    { path: resolve(dir, 'inputs.json'), contents: `${JSON.stringify({ inputs }, null, 2)}\n` },
+    ...files,
+  ]);
+  rebuilt = true;
+  console.log(`bundled ${relative('.', join(dir, 'app.js'))}`);
+}
+
+// Node keeps compiled code per user and Node version, in folders named after both: a build for
+// another user (the image runs as 1000) is warmed by that user.
+const cache = resolve(outDir, '.compile-cache');
+if (rebuilt || !existsSync(cache)) {
+  const imports = apps
+    .map(
+      (app) => `await import(${JSON.stringify(resolve(outDir, 'apps', app, 'bundle', 'app.js'))});`,
+    )
+    .join(' ');
+  // Importing runs no app: each bundle exports start(), which only main.js calls.
+  execFileSync(process.execPath, ['--input-type=module', '-e', `${imports} process.exit(0);`], {
+    env: { ...process.env, NODE_COMPILE_CACHE: cache },
+    stdio: 'inherit',
+  });
+}
