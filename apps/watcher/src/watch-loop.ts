@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import type { WatcherConfig } from '#config';
 import { WatcherManager } from '#kube';
 import { closeServer, type Logger, type OperatorMetrics } from '#observability';
@@ -18,7 +17,7 @@ import {
   type KubeConnection,
   type ShutdownCoordinator,
 } from '#runtime';
-import { WorkQueue } from '#queue';
+import { WorkQueue, type RedisClient } from '#queue';
 import { serveQueueDashboard } from '#queue/dashboard';
 import { RedisSnapshotStore } from '#snapshot';
 
@@ -39,7 +38,7 @@ export class WatchLoop implements OnApplicationBootstrap {
     @Inject(METRICS) metrics: OperatorMetrics,
     @Inject(HEALTH) health: HealthRegistry,
     @Inject(KUBE) kube: KubeConnection,
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) redis: RedisClient,
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
     const queue = new WorkQueue(queueOptions(config, metrics.registry));
