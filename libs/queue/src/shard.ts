@@ -43,6 +43,11 @@ export interface ShardKeys {
   epoch: string;
   /** STRING set for one lock duration after a loss: runs of the shard wait for it to expire. */
   hold: string;
+  /**
+   * STRING counter every client increments after its writes and before it waits for the replicas:
+   * a primary whose counter is below a value a client saw confirmed has lost confirmed writes.
+   */
+  mark: string;
 }
 
 export function shardKeys(prefix: string, name: string, shard: number): ShardKeys {
@@ -58,6 +63,7 @@ export function shardKeys(prefix: string, name: string, shard: number): ShardKey
     fail: `${own}fail`,
     epoch: `${own}epoch`,
     hold: `${own}hold`,
+    mark: `${own}mark`,
   };
 }
 
