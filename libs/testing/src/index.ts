@@ -5,3 +5,6 @@ export * from './redis-server.js';
 export * from './redis-cluster.js';
 export * from './operator-system.js';
 export * from './command.js';
+export * from './redis-sentinel.js';
+export * from './redis-deployment.js';
+export * from './redis-faults.js';
