@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { REDIS_MODES, type RedisMode } from '#testing';
 
 export interface DevOptions {
   workers: number;
@@ -7,10 +8,13 @@ export interface DevOptions {
   clockFactor: number;
   /** Where the kubeconfig and the process logs go. */
   dir: string;
+  /** The kind of private Redis to start: one server, a Cluster, or Sentinel. */
+  redis: RedisMode;
   help: boolean;
 }
 
-export const USAGE = `usage: npm run dev -- [--workers N] [--simulate-backups [--clock-factor F]] [--dir PATH]
+export const USAGE = `usage: npm run dev -- [--workers N] [--simulate-backups [--clock-factor F]]
+                      [--redis standalone|cluster|sentinel] [--dir PATH]
 
 Starts a Kubernetes API emulator, Redis, one watcher and N workers (default 2) on this machine,
 applies the BackupJob CRD and config/samples/ops_v1alpha1_backupjob.yaml, and prints how to use it.
@@ -19,10 +23,15 @@ applies the BackupJob CRD and config/samples/ops_v1alpha1_backupjob.yaml, and pr
   --simulate-backups   run the CronJobs on a clock F times faster than real time, so that
                        backups happen and lastBackupTime moves
   --clock-factor F     the speed-up of --simulate-backups (default 1440: a day per minute)
+  --redis MODE         the private Redis to start: standalone (one redis-server, the default),
+                       cluster (a Redis Cluster of 3 primaries with a replica each, reached
+                       through REDIS_CLUSTER_NODES) or sentinel (a primary, a replica and a
+                       Sentinel, reached through REDIS_SENTINELS)
   --dir PATH           where the kubeconfig and the logs are written (default .dev)
   -h, --help           this text
 
-REDIS_URL, when set, names the Redis to use; otherwise a private redis-server from PATH is started.
+REDIS_URL, when set, names the Redis to use (one server); otherwise a private Redis of the
+--redis mode is started from the redis-server on PATH.
 Ctrl-C stops everything.`;
 
 function integer(value: string, flag: string, min: number, max: number): number {
@@ -30,6 +39,12 @@ function integer(value: string, flag: string, min: number, max: number): number 
   if (!Number.isInteger(n) || n < min || n > max)
     throw new Error(`--${flag} must be an integer from ${min} to ${max}, got "${value}"`);
   return n;
+}
+
+function redisMode(value: string): RedisMode {
+  if (!(REDIS_MODES as readonly string[]).includes(value))
+    throw new Error(`--redis must be one of ${REDIS_MODES.join(', ')}, got "${value}"`);
+  return value as RedisMode;
 }
 
 /** Parses the command line; throws an Error naming the flag on a bad value. */
@@ -41,6 +56,7 @@ export function parseDevArgs(argv: readonly string[]): DevOptions {
       'simulate-backups': { type: 'boolean', default: false },
       'clock-factor': { type: 'string', default: '1440' },
       dir: { type: 'string', default: '.dev' },
+      redis: { type: 'string', default: 'standalone' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -50,6 +66,7 @@ export function parseDevArgs(argv: readonly string[]): DevOptions {
     simulateBackups: values['simulate-backups'],
     clockFactor: integer(values['clock-factor'], 'clock-factor', 1, 10_000_000),
     dir: values.dir,
+    redis: redisMode(values.redis),
     help: values.help,
   };
 }

@@ -60,18 +60,18 @@ function readSample(): KubeObject {
 export async function startSandbox(options: DevOptions): Promise<Sandbox> {
   const sample = readSample();
   const namespace = sample.metadata.namespace!;
-  const redis = await sandboxRedis(process.env);
+  const redis = await sandboxRedis(process.env, options.redis);
   const paths = sandboxPaths(options.dir);
   // Each run starts its logs afresh.
   rmSync(paths.logs, { recursive: true, force: true });
   mkdirSync(paths.logs, { recursive: true });
-  const queueEnv = { REDIS_URL: redis.url, QUEUE_SHARDS: String(SANDBOX_SHARDS) };
+  const queueEnv = { ...redis.env, QUEUE_SHARDS: String(SANDBOX_SHARDS) };
   let system: OperatorSystem;
   try {
     system = await startOperatorSystem({
       watchers: 1,
       workers: options.workers,
-      redisUrl: redis.url,
+      redisDeployment: redis.deployment,
       env: { ...queueEnv, LOG_LEVEL: process.env.LOG_LEVEL || 'info' },
       emulator: {
         namespaces: [namespace],
@@ -83,7 +83,7 @@ export async function startSandbox(options: DevOptions): Promise<Sandbox> {
       },
     });
   } catch (e) {
-    await redis.server?.stop();
+    if (redis.owned) await redis.deployment.stop();
     throw e;
   }
   writeFileSync(paths.kubeconfig, system.emulator.kubeconfig, { mode: 0o600 });
@@ -124,7 +124,7 @@ export async function startSandbox(options: DevOptions): Promise<Sandbox> {
       accelerator?.stop();
       await system.stop();
       flushLogs();
-      await redis.server?.stop();
+      if (redis.owned) await redis.deployment.stop();
     },
   };
 }
