@@ -100,6 +100,7 @@ for (const mode of ['cluster', 'sentinel'] as RedisMode[]) {
         test('the queue spreads over every primary; the snapshots are readable from all', async () => {
           const client = sys.redisDeployment.client() as Cluster;
           try {
+            await client.ping(); // connected: the slot map and a connection per primary are there
             const primaries = client.nodes('master');
             assert.equal(primaries.length, 3);
             const queueKeys = await Promise.all(

@@ -60,6 +60,7 @@ for (const { mode, title, inject } of faults) {
         20,
       );
       const readiness = watchReadiness(sys, processes);
+      await readiness.ready();
       const failover = await inject(sys);
       t.diagnostic(
         `killed the primary on port ${failover.killed}${failover.shard === undefined ? '' : ` (shard ${failover.shard})`}; the replica on ${failover.promoted} took over`,

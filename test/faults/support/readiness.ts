@@ -1,4 +1,4 @@
-import type { ManagedProcess, OperatorSystem } from '#testing';
+import { eventually, type ManagedProcess, type OperatorSystem } from '#testing';
 
 /** One answer of a process's /readyz. */
 export interface ReadinessSample {
@@ -7,6 +7,8 @@ export interface ReadinessSample {
 }
 
 export interface ReadinessWatch {
+  /** Resolves once every process has answered ready at least once. */
+  ready(): Promise<void>;
   /** Stops polling; resolves every process's samples, by process name. */
   stop(): Promise<Map<string, ReadinessSample[]>>;
 }
@@ -39,6 +41,13 @@ export function watchReadiness(
   };
   const loops = processes.map(poll);
   return {
+    ready: () =>
+      eventually(
+        'every process to answer ready',
+        () => [...samples.values()].every((list) => list.some((s) => s.ready)),
+        30_000,
+        50,
+      ).then(() => undefined),
     async stop() {
       polling = false;
       await Promise.all(loops);
