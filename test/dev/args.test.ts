@@ -9,8 +9,18 @@ describe('npm run dev arguments', () => {
       simulateBackups: false,
       clockFactor: 1440,
       dir: '.dev',
+      redis: 'standalone',
       help: false,
     });
+  });
+
+  test('--redis picks the private Redis: standalone, cluster or sentinel', () => {
+    assert.equal(parseDevArgs(['--redis', 'cluster']).redis, 'cluster');
+    assert.equal(parseDevArgs(['--redis', 'sentinel']).redis, 'sentinel');
+    assert.throws(
+      () => parseDevArgs(['--redis', 'replication']),
+      /--redis must be one of standalone, cluster, sentinel, got "replication"/,
+    );
   });
 
   test('--workers, --simulate-backups, --clock-factor and --dir are read', () => {
