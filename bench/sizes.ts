@@ -46,6 +46,12 @@ export interface Size {
   readonly memory: { readonly objects: readonly number[] };
   /** BackupJobs, each with its CronJob and three Jobs, whose Redis footprint is measured. */
   readonly redisMemory: { readonly objects: readonly number[] };
+  /** The same cold start and resync on one redis-server and on a 3-primary Redis Cluster. */
+  readonly redisCluster: {
+    readonly objects: number;
+    readonly workers: number;
+    readonly latencyMs: number;
+  };
   readonly queueFloor: { readonly quick: boolean };
   /** The cold start profiled with --cpu-prof. */
   readonly profile: {
@@ -77,6 +83,7 @@ export const SIZES: Record<Size['name'], Size> = {
     coalescing: { updates: 100, windowMs: 1000 },
     memory: { objects: [10000, 50000] },
     redisMemory: { objects: [10000] },
+    redisCluster: { objects: 2000, workers: 4, latencyMs: 5 },
     queueFloor: { quick: false },
     profile: { objects: 2000, workers: 4, latencyMs: 20 },
   },
@@ -100,6 +107,7 @@ export const SIZES: Record<Size['name'], Size> = {
     coalescing: { updates: 100, windowMs: 1000 },
     memory: { objects: [300, 1000] },
     redisMemory: { objects: [300] },
+    redisCluster: { objects: 300, workers: 2, latencyMs: 5 },
     queueFloor: { quick: true },
     profile: { objects: 300, workers: 2, latencyMs: 5 },
   },

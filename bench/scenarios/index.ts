@@ -6,6 +6,7 @@ import { coldStartScenario, latencyBoundScenario } from './cold-start.js';
 import { memoryScenario } from './memory.js';
 import { profileScenario } from './profile.js';
 import { queueFloorScenario } from './queue-floor.js';
+import { redisClusterScenario } from './redis-cluster.js';
 import { redisMemoryScenario } from './redis-memory.js';
 import { steadyScenario } from './steady.js';
 
@@ -23,6 +24,7 @@ export const SCENARIOS: readonly Scenario[] = [
   churnScenario,
   memoryScenario,
   redisMemoryScenario,
+  redisClusterScenario,
   profileScenario,
   latencyBoundScenario,
 ];

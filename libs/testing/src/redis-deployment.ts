@@ -20,6 +20,8 @@ export interface RedisDeploymentOptions {
   readonly nodeTimeoutMs?: number;
   /** Sentinel: Sentinel processes (default 1). */
   readonly sentinels?: number;
+  /** Sentinel: the Sentinels' own password (none by default). */
+  readonly sentinelPassword?: string;
 }
 
 /** A private Redis in one of the three modes, with what an operator process needs to reach it. */
@@ -78,6 +80,7 @@ export async function startRedisDeployment(
       ...auth,
       replicas: options.replicas ?? 1,
       sentinels: options.sentinels ?? 1,
+      sentinelPassword: options.sentinelPassword,
     });
     const sentinels = sentinel.sentinels.map((n) => `${n.host}:${n.port}`).join(',');
     return {
@@ -96,6 +99,7 @@ export async function startRedisDeployment(
             name: sentinel.masterName,
             failoverDetector: true,
             ...probeOptions(auth),
+            ...(options.sentinelPassword && { sentinelPassword: options.sentinelPassword }),
             ...(auth.tls && {
               enableTLSForSentinelMode: true,
               sentinelTLS: { rejectUnauthorized: false },
