@@ -1,17 +1,10 @@
 import { round } from '../lib/stats.js';
 import { totals } from '../lib/redis-stats.js';
 import type { Table } from '../lib/result.js';
-import {
-  markBeforeStart,
-  redisCommands,
-  snapshot,
-  total,
-  waitQuiet,
-  windowOf,
-} from '../env/measure.js';
-import { withWorld } from '../env/world.js';
+import { redisCommands } from '../env/measure.js';
 import { coldStart, type ColdStartRun } from './cold-start.js';
 import { operatorSpec, type BenchContext, type Scenario, type SystemSpec } from './context.js';
+import { steady, type SteadyRun } from './steady.js';
 
 /** Production's shard count, so that the shards spread over the three primaries. */
 const SHARDS = 16;
@@ -57,33 +50,14 @@ async function measuredColdStart(
   return { run, commands };
 }
 
-/** A pass over converged BackupJobs (what a resync or a new leader does), counted at Redis. */
-async function resync(ctx: BenchContext, spec: SystemSpec): Promise<ResyncRun> {
-  const { objects, latencyMs } = ctx.size.redisCluster;
-  return withWorld({ latencyMs, objects, converged: true }, async (emu) => {
-    const before = await markBeforeStart(emu);
-    const sys = await spec.start(emu.kubeconfigPath);
-    try {
-      const deadline = Date.now() + 600_000;
-      while (Date.now() < deadline) {
-        const now = await snapshot(sys, emu);
-        if (total(now, 'controller_runtime_reconcile_total') >= objects) {
-          await waitQuiet(sys, 60_000, 1000);
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 250));
-      }
-      const w = windowOf(before, await snapshot(sys, emu));
-      return {
-        seconds: w.seconds,
-        reconciles: w.reconciles,
-        commands: totals(w.redisCommands),
-        byCommand: w.redisCommands,
-      };
-    } finally {
-      await sys.stop();
-    }
-  });
+function resyncOf(run: SteadyRun): ResyncRun {
+  const w = run.window;
+  return {
+    seconds: w.seconds,
+    reconciles: w.reconciles,
+    commands: totals(w.redisCommands),
+    byCommand: w.redisCommands,
+  };
 }
 
 export const redisClusterScenario: Scenario = {
@@ -96,7 +70,7 @@ export const redisClusterScenario: Scenario = {
       for (const redis of ['standalone', 'cluster'] as const) {
         const spec = operatorSpec(ctx, workers, { redis, shards: SHARDS });
         const cold = await measuredColdStart(ctx, spec);
-        const pass = await resync(ctx, spec);
+        const pass = resyncOf(await steady(ctx, spec, latencyMs, objects));
         ctx.log(
           `redis ${redis}: cold start ${cold.run.perSecond}/s, ${round(cold.commands.total / objects)} cmds/object; resync ${round(pass.commands.total / objects)} cmds/key`,
         );

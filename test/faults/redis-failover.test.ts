@@ -7,11 +7,10 @@ import {
   type RedisFailover,
   type RedisMode,
 } from '#testing';
-import { eventually, USERS } from '../e2e/support.js';
+import { eventually } from '../e2e/support.js';
 import { assertConvergedEndState, startConvergedFaultSystem } from './support/convergence.js';
-import { reconcileRuns } from './support/reconcile-log.js';
 import { readinessProblem, watchReadiness } from './support/readiness.js';
-import type { FaultSystem } from './support/system.js';
+import { churnWithReconcilesInFlight, type FaultSystem } from './support/system.js';
 
 const RESET_MESSAGE = 'the queue lost its data in Redis; re-added every key';
 
@@ -49,16 +48,7 @@ for (const { mode, title, inject } of faults) {
     test('the operator reconnects by itself, readiness drops and returns, every BackupJob converges, no key runs twice at once', async (t) => {
       const { sys, fleet } = fs;
       const processes = [...sys.watchers, ...sys.workers];
-      // Slow API calls keep reconciles going for a while, so the failover lands while some run.
-      const slow = sys.emulator.faults.addLatency({ match: { user: USERS.worker }, fixedMs: 300 });
-      const load = fleet.startLoad({ creates: 30 });
-      await eventually('the load to be under way', () => fleet.names.length >= 25);
-      await eventually(
-        'a reconcile in flight',
-        () => reconcileRuns(sys.workers).some((r) => !r.ended && Date.now() - r.start > 100),
-        30_000,
-        20,
-      );
+      const churn = await churnWithReconcilesInFlight(fs);
       const readiness = watchReadiness(sys, processes);
       await readiness.ready();
       const failover = await inject(sys);
@@ -69,8 +59,7 @@ for (const { mode, title, inject } of faults) {
       await eventually('a change after the failover', () =>
         fleet.names.some((n) => fleet.lastChange(n) > failover.promotedAt),
       );
-      await load.stop();
-      sys.emulator.faults.remove(slow);
+      await churn.stop();
       const runs = await assertConvergedEndState(sys, fleet);
       const samples = await readiness.stop();
 

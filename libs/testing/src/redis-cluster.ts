@@ -1,11 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import type { Redis } from 'ioredis';
 import { eventually } from './eventually.js';
 import { freePort } from './ports.js';
 import {
-  probeOptions,
   startRedisServer,
-  withRedis,
+  withServer,
   type RedisServer,
   type RedisServerOptions,
 } from './redis-server.js';
@@ -127,9 +125,9 @@ function clusterHandle(
     nodes,
     servers,
     topology: () =>
-      withNode(running(), options, async (c) => parseNodes(String(await c.cluster('NODES')))),
+      withServer(running(), options, async (c) => parseNodes(String(await c.cluster('NODES')))),
     slotOf: (key) =>
-      withNode(running(), options, async (c) => Number(await c.cluster('KEYSLOT', key))),
+      withServer(running(), options, async (c) => Number(await c.cluster('KEYSLOT', key))),
     async killPrimary(slot, promoteBy) {
       const before = await cluster.topology();
       const primary = before.find((n) => n.primary && !n.failed && serves(n, slot));
@@ -140,12 +138,12 @@ function clusterHandle(
       await servers.find((s) => s.port === primary.port)!.kill();
       if (promoteBy === 'failover-force') {
         // FORCE skips the handshake with the dead primary; the other primaries still vote.
-        await withNode(replica.port, options, (c) => c.cluster('FAILOVER', 'FORCE'));
+        await withServer(replica.port, options, (c) => c.cluster('FAILOVER', 'FORCE'));
       }
       await eventually(
         `the replica on ${replica.port} to serve slot ${slot}`,
         async () => {
-          const now = await withNode(replica.port, options, async (c) =>
+          const now = await withServer(replica.port, options, async (c) =>
             parseNodes(String(await c.cluster('NODES'))),
           );
           return now.some((n) => n.port === replica.port && n.primary && serves(n, slot));
@@ -179,7 +177,7 @@ async function waitForCluster(
         servers
           .filter((s) => s.running)
           .map((s) =>
-            withNode(s.port, options, async (c) => ({
+            withServer(s.port, options, async (c) => ({
               info: String(await c.cluster('INFO')),
               replication: await c.info('replication'),
               nodes: parseNodes(String(await c.cluster('NODES'))),
@@ -235,12 +233,4 @@ function cliAuthArgs(options: RedisClusterOptions): string[] {
     ...(options.password ? ['-a', options.password, '--no-auth-warning'] : []),
     ...(options.tls ? ['--tls', '--cacert', options.tls.certFile] : []),
   ];
-}
-
-function withNode<T>(
-  port: number,
-  options: RedisClusterOptions,
-  use: (client: Redis) => Promise<T>,
-): Promise<T> {
-  return withRedis({ port, ...probeOptions(options) }, use);
 }

@@ -6,9 +6,9 @@ import type { Redis } from 'ioredis';
 import { eventually } from './eventually.js';
 import { freePort } from './ports.js';
 import {
-  probeOptions,
   startRedisServer,
   withRedis,
+  withServer,
   type RedisServer,
   type RedisServerOptions,
 } from './redis-server.js';
@@ -123,7 +123,7 @@ function sentinelHandle(
           );
           promoted = ports[0]!;
           if (promoted === killed || ports.some((p) => p !== promoted)) return false;
-          const role = await askNode(promoted, options, (c) => c.info('replication'));
+          const role = await withServer(promoted, options, (c) => c.info('replication'));
           return role.includes('role:master');
         },
         60_000,
@@ -165,7 +165,7 @@ async function waitForSentinels(
         }
       }
       for (const replica of replicas) {
-        const info = await askNode(replica.port, options, (c) => c.info('replication'));
+        const info = await withServer(replica.port, options, (c) => c.info('replication'));
         if (!info.includes('master_link_status:up') || !info.includes(`master_port:${primary}`)) {
           return false;
         }
@@ -253,12 +253,4 @@ function askSentinel<T>(
     },
     use,
   );
-}
-
-function askNode<T>(
-  port: number,
-  options: RedisSentinelOptions,
-  use: (client: Redis) => Promise<T>,
-): Promise<T> {
-  return withRedis({ port, ...probeOptions(options) }, use);
 }

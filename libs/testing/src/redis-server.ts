@@ -114,6 +114,15 @@ export async function withRedis<T>(
   }
 }
 
+/** withRedis for a data node started with these options (password, TLS). */
+export function withServer<T>(
+  port: number,
+  options: RedisServerOptions,
+  use: (client: Redis) => Promise<T>,
+): Promise<T> {
+  return withRedis({ port, ...probeOptions(options) }, use);
+}
+
 async function launch(
   port: number,
   dir: string,
