@@ -55,6 +55,12 @@ export interface Size {
   readonly memory: { readonly objects: readonly number[] };
   /** BackupJobs, each with its CronJob and three Jobs, whose Redis footprint is measured. */
   readonly redisMemory: { readonly objects: readonly number[] };
+  /** The same cold start and resync on one redis-server and on a 3-primary Redis Cluster. */
+  readonly redisCluster: {
+    readonly objects: number;
+    readonly workers: number;
+    readonly latencyMs: number;
+  };
   readonly queueFloor: { readonly quick: boolean };
   /**
    * Start-up: `runs` times each system, spawned against one BackupJob at `latencyMs`: the
@@ -98,6 +104,7 @@ export const SIZES: Record<Size['name'], Size> = {
     grantRecheck: { objects: 10000, workers: 4, intervalSeconds: 120, latencyMs: 5 },
     memory: { objects: [10000, 50000] },
     redisMemory: { objects: [10000] },
+    redisCluster: { objects: 2000, workers: 4, latencyMs: 5 },
     queueFloor: { quick: false },
     startUp: { runs: 7, latencyMs: 10, workers: 2, capSeconds: 120 },
     profile: { objects: 2000, workers: 4, latencyMs: 20 },
@@ -124,6 +131,7 @@ export const SIZES: Record<Size['name'], Size> = {
     grantRecheck: { objects: 500, workers: 2, intervalSeconds: 40, latencyMs: 5 },
     memory: { objects: [300, 1000] },
     redisMemory: { objects: [300] },
+    redisCluster: { objects: 300, workers: 2, latencyMs: 5 },
     queueFloor: { quick: true },
     startUp: { runs: 5, latencyMs: 10, workers: 2, capSeconds: 120 },
     profile: { objects: 300, workers: 2, latencyMs: 5 },

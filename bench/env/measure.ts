@@ -11,6 +11,7 @@ import {
 } from '../lib/prom.js';
 import { parseCommandStats } from '../lib/redis-stats.js';
 import type { EmulatorHandle } from './emulator.js';
+import type { RedisDeployment } from '#testing';
 import type { SystemUnderTest } from './system.js';
 
 /** Everything cumulative the bench reads at one moment, so two of them give a window. */
@@ -25,8 +26,11 @@ export interface Snapshot {
   readonly redisCommands: Readonly<Record<string, number>>;
 }
 
-async function redisInfo(url: string): Promise<{ cpu: number; commands: Record<string, number> }> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+/** CPU and commands of one server. */
+async function serverInfo(
+  port: number,
+): Promise<{ cpu: number; commands: Record<string, number> }> {
+  const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();
     const cpu = await redis.info('cpu');
@@ -38,6 +42,24 @@ async function redisInfo(url: string): Promise<{ cpu: number; commands: Record<s
   } finally {
     redis.disconnect();
   }
+}
+
+/** Calls per command since the system's Redis started, over all its servers. */
+export async function redisCommands(sys: SystemUnderTest): Promise<Record<string, number>> {
+  return sys.redis ? (await redisInfo(sys.redis)).commands : {};
+}
+
+/** CPU and commands of the whole Redis: the one server, or every server of a Cluster summed. */
+async function redisInfo(
+  redis: RedisDeployment,
+): Promise<{ cpu: number; commands: Record<string, number> }> {
+  const servers = redis.cluster?.servers ?? (redis.server ? [redis.server] : []);
+  const infos = await Promise.all(servers.map((s) => serverInfo(s.port)));
+  const commands: Record<string, number> = {};
+  for (const info of infos) {
+    for (const [cmd, n] of Object.entries(info.commands)) commands[cmd] = (commands[cmd] ?? 0) + n;
+  }
+  return { cpu: infos.reduce((total, i) => total + i.cpu, 0), commands };
 }
 
 export async function snapshot(sys: SystemUnderTest, emu: EmulatorHandle): Promise<Snapshot> {
@@ -56,7 +78,7 @@ export async function snapshot(sys: SystemUnderTest, emu: EmulatorHandle): Promi
   cpu.emulator = cpuSeconds(emu.pid);
   let redisCommands: Record<string, number> = {};
   if (sys.redis) {
-    const info = await redisInfo(sys.redis.url);
+    const info = await redisInfo(sys.redis);
     cpu.redis = info.cpu;
     redisCommands = info.commands;
   }

@@ -3,9 +3,9 @@ import { scrape, sumOf } from '../lib/prom.js';
 import {
   freePort,
   startProcess,
+  startRedisDeployment,
   type ManagedProcess,
-  startRedisServer,
-  type RedisServer,
+  type RedisDeployment,
 } from '#testing';
 
 const node = process.execPath;
@@ -27,7 +27,7 @@ export interface OperatorProcess {
 export interface SystemUnderTest {
   readonly label: string;
   readonly processes: OperatorProcess[];
-  readonly redis?: RedisServer;
+  readonly redis?: RedisDeployment;
   stop(): Promise<void>;
 }
 
@@ -119,7 +119,7 @@ function tracked(sys: SystemUnderTest): SystemUnderTest {
 export function trackedSystem(
   label: string,
   processes: OperatorProcess[],
-  redis?: RedisServer,
+  redis?: RedisDeployment,
 ): SystemUnderTest {
   return tracked({
     label,
@@ -146,13 +146,15 @@ export interface OperatorOptions extends CommonOptions {
   readonly shards: number;
   /** More environment for the worker processes. */
   readonly workerEnv?: Record<string, string>;
+  /** One redis-server (default), or a Redis Cluster of 3 primaries without replicas. */
+  readonly redis?: 'standalone' | 'cluster';
 }
 
 /** The product: Redis, one leader-elected watcher and N worker processes, as real processes. */
 export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest> {
-  const redis = await startRedisServer();
+  const redis = await startRedisDeployment(o.redis ?? 'standalone', { replicas: 0 });
   const common = {
-    REDIS_URL: redis.url,
+    ...redis.env,
     QUEUE_SHARDS: String(o.shards),
     LEADER_ELECTION_NAMESPACE: 'default',
     POD_NAMESPACE: 'default',

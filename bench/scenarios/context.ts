@@ -34,19 +34,38 @@ export interface SystemSpec {
   start(kubeconfigPath: string, profileDir?: string): Promise<SystemUnderTest>;
 }
 
+export interface OperatorVariant {
+  /** One redis-server (default) or a 3-primary Redis Cluster. */
+  readonly redis?: 'standalone' | 'cluster';
+  /** Queue shards; default: the size's. */
+  readonly shards?: number;
+  /** More environment for the worker processes. */
+  readonly workerEnv?: Record<string, string>;
+}
+
 export function operatorSpec(
   ctx: BenchContext,
   workers: number,
-  workerEnv?: Record<string, string>,
+  variant: OperatorVariant = {},
 ): SystemSpec {
-  const { workerConcurrency: concurrency, shards } = ctx.size;
+  const { workerConcurrency: concurrency } = ctx.size;
+  const shards = variant.shards ?? ctx.size.shards;
+  const redis = variant.redis ?? 'standalone';
   return {
     kind: 'operator',
-    label: `operator ${workers}w`,
+    label: `operator ${workers}w${redis === 'cluster' ? ' (Redis Cluster)' : ''}`,
     workers,
     concurrency,
     start: (kubeconfigPath, profileDir) =>
-      startOperator({ kubeconfigPath, workers, concurrency, shards, profileDir, workerEnv }),
+      startOperator({
+        kubeconfigPath,
+        workers,
+        concurrency,
+        shards,
+        profileDir,
+        redis,
+        workerEnv: variant.workerEnv,
+      }),
   };
 }
 

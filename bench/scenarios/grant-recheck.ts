@@ -30,7 +30,9 @@ export const grantRecheckScenario: Scenario = {
     const { objects, workers, intervalSeconds, latencyMs } = ctx.size.grantRecheck;
     const settings = { objects, operatorWorkers: workers, intervalSeconds, latencyMs };
     if (!ctx.systems.has('operator')) return { settings, tables: [] };
-    const spec = operatorSpec(ctx, workers, { GRANT_RECHECK_INTERVAL: `${intervalSeconds}s` });
+    const spec = operatorSpec(ctx, workers, {
+      workerEnv: { GRANT_RECHECK_INTERVAL: `${intervalSeconds}s` },
+    });
     const run = await withWorld(
       { latencyMs, objects, converged: true, secretRef: true },
       async (emu): Promise<RecheckRun> => {

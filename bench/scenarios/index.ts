@@ -8,6 +8,7 @@ import { memoryScenario } from './memory.js';
 import { ownWritesScenario } from './own-writes.js';
 import { profileScenario } from './profile.js';
 import { queueFloorScenario } from './queue-floor.js';
+import { redisClusterScenario } from './redis-cluster.js';
 import { redisMemoryScenario } from './redis-memory.js';
 import { startUpScenario } from './start-up.js';
 import { steadyScenario } from './steady.js';
@@ -29,6 +30,7 @@ export const SCENARIOS: readonly Scenario[] = [
   ownWritesScenario,
   memoryScenario,
   redisMemoryScenario,
+  redisClusterScenario,
   profileScenario,
   latencyBoundScenario,
 ];

@@ -47,7 +47,7 @@ export const redisMemoryScenario: Scenario = {
             { latencyMs: 0, objects, converged: true, jobsPerObject: JOBS_PER_OBJECT },
             async (emu) => {
               const sys = await operatorSpec(ctx, 1).start(emu.kubeconfigPath);
-              const redis = new Redis(sys.redis!.url);
+              const redis = sys.redis!.client() as Redis;
               try {
                 const deadline = Date.now() + 300_000;
                 while (Date.now() < deadline) {

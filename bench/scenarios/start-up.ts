@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startRedisServer } from '#testing';
+import { startRedisDeployment } from '#testing';
 import { scrape, sumOf } from '../lib/prom.js';
 import { cpuSeconds } from '../lib/proc.js';
 import type { Goal, Table } from '../lib/result.js';
@@ -113,12 +113,13 @@ async function startOnce(ctx: BenchContext, variant: Variant, run: number): Prom
   const { latencyMs, workers, capSeconds } = ctx.size.startUp;
   return withWorld({ latencyMs, objects: 1 }, async (emu) => {
     // Redis, like the API server, is running before the operator is (re)started.
-    const redis = variant.kind === 'operator' ? await startRedisServer() : undefined;
+    const redis =
+      variant.kind === 'operator' ? await startRedisDeployment('standalone') : undefined;
     const common = { kubeconfigPath: emu.kubeconfigPath };
     const env = {
       ...variant.env,
       ...(redis && {
-        REDIS_URL: redis.url,
+        ...redis.env,
         QUEUE_SHARDS: String(ctx.size.shards),
         LEADER_ELECTION_NAMESPACE: 'default',
         POD_NAMESPACE: 'default',

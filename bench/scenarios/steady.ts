@@ -19,7 +19,7 @@ import {
   type SystemSpec,
 } from './context.js';
 
-interface SteadyRun {
+export interface SteadyRun {
   readonly latencyMs: number;
   readonly system: string;
   readonly objects: number;
@@ -29,8 +29,13 @@ interface SteadyRun {
   readonly workerReads: number;
 }
 
-async function steady(ctx: BenchContext, spec: SystemSpec, latencyMs: number): Promise<SteadyRun> {
-  const { objects } = ctx.size.steady;
+/** One pass of `spec` over `objects` converged BackupJobs: what a resync or a new leader does. */
+export async function steady(
+  ctx: BenchContext,
+  spec: SystemSpec,
+  latencyMs: number,
+  objects = ctx.size.steady.objects,
+): Promise<SteadyRun> {
   return withWorld({ latencyMs, objects, converged: true }, async (emu) => {
     // A new leader lists every BackupJob and enqueues every key, exactly what a resync does; the
     // world is already converged, so this first pass is the resync measured.

@@ -407,6 +407,82 @@ describe('scenarios', () => {
     }
   });
 
+  test('Redis Cluster: the nodes in REDIS_CLUSTER_NODES, user and TLS set, password from the user Secret', () => {
+    const objects = renderChart([`${CHART}/ci/redis-cluster-values.yaml`]);
+    for (const component of ['watcher', 'worker']) {
+      const c = container(objects, component);
+      assert.equal(env(c, 'REDIS_URL'), undefined);
+      assert.equal(
+        env(c, 'REDIS_CLUSTER_NODES')?.value,
+        [0, 1, 2].map((i) => `redis-cluster-${i}.redis-cluster-headless.redis.svc:6379`).join(','),
+      );
+      assert.equal(env(c, 'REDIS_USERNAME')?.value, 'backupjob-operator');
+      assert.equal(env(c, 'REDIS_TLS')?.value, 'true');
+      assert.deepEqual(env(c, 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef, {
+        name: 'backupjob-redis',
+        key: 'password',
+      });
+      assert.equal(env(c, 'REDIS_SENTINELS'), undefined);
+    }
+    assert.ok(!objects.some((o) => o.metadata.name === 'backup-operator-redis'));
+  });
+
+  test('Redis Sentinel: Sentinels and master name, both passwords from the user Secret, the Sentinel port allowed out', () => {
+    const objects = renderChart([`${CHART}/ci/redis-sentinel-values.yaml`]);
+    for (const component of ['watcher', 'worker']) {
+      const c = container(objects, component);
+      assert.equal(env(c, 'REDIS_URL'), undefined);
+      assert.match(
+        env(c, 'REDIS_SENTINELS')?.value ?? '',
+        /^redis-node-0\.redis-headless\.redis\.svc:26379,/,
+      );
+      assert.equal(env(c, 'REDIS_SENTINEL_MASTER')?.value, 'mymaster');
+      assert.deepEqual(env(c, 'REDIS_SENTINEL_PASSWORD')?.valueFrom?.secretKeyRef, {
+        name: 'backupjob-redis',
+        key: 'sentinel-password',
+      });
+      assert.equal(env(c, 'REDIS_TLS'), undefined);
+      const policy = findObject(
+        objects,
+        'NetworkPolicy',
+        `backup-operator-${component}`,
+      ) as KubeObject & {
+        spec: { egress: { ports?: { port: number | string }[] }[] };
+      };
+      const redisPorts = policy.spec.egress.at(-1)?.ports?.map((p) => p.port);
+      assert.deepEqual(redisPorts, [6379, 26379]);
+    }
+  });
+
+  test('Cluster or Sentinel passwords given as values go to the chart Secret, without a URL', () => {
+    const objects = renderChart(
+      [],
+      [
+        'redis.internal.enabled=false',
+        'redis.mode=sentinel',
+        'redis.sentinel.nodes={s-0:26379}',
+        'redis.sentinel.masterName=mymaster',
+        'redis.password=data-pw',
+        'redis.sentinel.password=sentinel-pw',
+      ],
+    );
+    const secret = findObject(objects, 'Secret', 'backup-operator-redis') as KubeObject & {
+      stringData: Record<string, string>;
+    };
+    assert.deepEqual(secret.stringData, { password: 'data-pw', sentinelPassword: 'sentinel-pw' });
+    const c = container(objects, 'worker');
+    assert.deepEqual(env(c, 'REDIS_SENTINEL_PASSWORD')?.valueFrom?.secretKeyRef, {
+      name: 'backup-operator-redis',
+      key: 'sentinelPassword',
+    });
+    const noSecret = renderChart(
+      [],
+      ['redis.internal.enabled=false', 'redis.mode=cluster', 'redis.cluster.nodes={a:6379}'],
+    );
+    assert.ok(!noSecret.some((o) => o.metadata.name === 'backup-operator-redis'));
+    assert.equal(env(container(noSecret, 'worker'), 'REDIS_PASSWORD'), undefined);
+  });
+
   test('KEDA: a ScaledObject on the queue depth owns the worker replica count', () => {
     const objects = renderChart([`${CHART}/ci/keda-values.yaml`]);
     const scaled = findObject(objects, 'ScaledObject', 'backup-operator-worker') as KubeObject & {

@@ -66,6 +66,47 @@ describe('values.schema.json and the chart reject bad values with a message nami
     );
   });
 
+  test('redis.mode: one of three, with the values each mode needs and none of the others', () => {
+    const external = ['redis.internal.enabled=false'];
+    assert.match(
+      rejected([...external, 'redis.mode=replication']),
+      /redis\.mode: redis\.mode must be one of the following: "standalone", "cluster", "sentinel"/,
+    );
+    assert.match(
+      rejected([...external, 'redis.mode=cluster', 'redis.cluster.nodes={redis-0}']),
+      /redis\.cluster\.nodes\.0: Does not match pattern/,
+    );
+    assert.match(
+      rejected(['redis.mode=cluster', 'redis.cluster.nodes={a:6379}']),
+      /redis\.mode=cluster needs a Redis of yours .*: set redis\.internal\.enabled=false/,
+    );
+    assert.match(
+      rejected([...external, 'redis.mode=cluster']),
+      /redis\.mode=cluster: set redis\.cluster\.nodes/,
+    );
+    assert.match(
+      rejected([...external, 'redis.mode=sentinel', 'redis.sentinel.nodes={s:26379}']),
+      /redis\.mode=sentinel: set redis\.sentinel\.nodes \(the Sentinels as host:port\) and redis\.sentinel\.masterName/,
+    );
+    assert.match(
+      rejected([...external, 'redis.url=redis://r:6379', 'redis.cluster.nodes={a:6379}']),
+      /redis\.cluster\.nodes is set but redis\.mode is standalone/,
+    );
+    assert.match(
+      rejected([
+        ...external,
+        'redis.mode=cluster',
+        'redis.cluster.nodes={a:6379}',
+        'redis.url=redis://r:6379',
+      ]),
+      /redis\.url is for redis\.mode=standalone/,
+    );
+    assert.match(
+      rejected([...external, 'redis.url=redis://r:6379', 'redis.tls.enabled=true']),
+      /redis\.tls\.enabled is for redis\.mode cluster or sentinel/,
+    );
+  });
+
   test('combinations that contradict each other', () => {
     assert.match(
       rejected(['worker.autoscaling.enabled=true', 'worker.keda.enabled=true']),

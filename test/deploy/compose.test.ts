@@ -90,17 +90,24 @@ describe('docker-compose.yml', () => {
   });
 
   test('uses the same environment variables as the Helm chart, and documents every one it interpolates', () => {
-    const objects = renderChart();
+    // The chart in each of its Redis modes: one server, Cluster, Sentinel.
+    const renders = [
+      renderChart(),
+      renderChart(['helm/backupjob-operator/ci/redis-cluster-values.yaml']),
+      renderChart(['helm/backupjob-operator/ci/redis-sentinel-values.yaml']),
+    ];
     for (const component of ['watcher', 'worker']) {
-      const deployment = findObject(
-        objects,
-        'Deployment',
-        `backup-operator-${component}`,
-      ) as unknown as {
-        spec: { template: { spec: { containers: { env: { name: string }[] }[] } } };
-      };
       const chartNames = new Set(
-        deployment.spec.template.spec.containers[0]!.env.map((e) => e.name),
+        renders.flatMap((objects) => {
+          const deployment = findObject(
+            objects,
+            'Deployment',
+            `backup-operator-${component}`,
+          ) as unknown as {
+            spec: { template: { spec: { containers: { env: { name: string }[] }[] } } };
+          };
+          return deployment.spec.template.spec.containers[0]!.env.map((e) => e.name);
+        }),
       );
       const composeNames = Object.keys(compose.services[component]!.environment ?? {});
       // KUBECONFIG is absent in a cluster (in-cluster config) by design.

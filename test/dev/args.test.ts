@@ -10,12 +10,22 @@ describe('npm run dev arguments', () => {
       clockFactor: 1440,
       dir: '.dev',
       dashboard: false,
+      redis: 'standalone',
       help: false,
     });
   });
 
   test('--dashboard turns the queue dashboard on', () => {
     assert.equal(parseDevArgs(['--dashboard']).dashboard, true);
+  });
+
+  test('--redis picks the private Redis: standalone, cluster or sentinel', () => {
+    assert.equal(parseDevArgs(['--redis', 'cluster']).redis, 'cluster');
+    assert.equal(parseDevArgs(['--redis', 'sentinel']).redis, 'sentinel');
+    assert.throws(
+      () => parseDevArgs(['--redis', 'replication']),
+      /--redis must be one of standalone, cluster, sentinel, got "replication"/,
+    );
   });
 
   test('--workers, --simulate-backups, --clock-factor and --dir are read', () => {

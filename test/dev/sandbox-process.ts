@@ -132,7 +132,10 @@ export async function startSandboxProcess(args: string[] = []): Promise<RunningS
   const ports = [
     ...new Set(
       output.flatMap((l) =>
-        [...l.matchAll(/(?:https?|redis):\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1])),
+        // URLs, and the further nodes of a redis+cluster:// or redis+sentinel:// list.
+        [...l.matchAll(/(?:(?:https?|redis(?:\+\w+)?):\/\/|,)127\.0\.0\.1:(\d+)/g)].map((m) =>
+          Number(m[1]),
+        ),
       ),
     ),
   ];

@@ -130,6 +130,27 @@ describe('npm run dev (the sandbox), used the way the README says', () => {
   });
 });
 
+for (const mode of ['cluster', 'sentinel'] as const) {
+  test(`npm run dev -- --redis ${mode}: the operator runs on a local ${mode === 'cluster' ? 'Redis Cluster' : 'Sentinel setup'}, and Ctrl-C stops all of it`, async () => {
+    const sandbox = await startSandboxProcess(['--redis', mode]);
+    try {
+      const redisLine = sandbox.output.find((l) => l.trim().startsWith('Redis '));
+      assert.match(redisLine ?? '', new RegExp(`redis\\+${mode}://127\\.0\\.0\\.1:\\d+`));
+      const bj = (await sandbox.run('kubectl get bj -n ops')).stdout;
+      assert.equal(cell(bj, 'mysql-daily', 'READY'), 'true', bj);
+      const children = descendants(sandbox.process.child.pid!);
+      // A watcher, two workers and Redis: 6 nodes for the Cluster; primary, replica, Sentinel.
+      assert.ok(children.length >= (mode === 'cluster' ? 9 : 6), `children: ${children}`);
+      assert.equal(await sandbox.interrupt(), 0, sandbox.process.lines.slice(-20).join('\n'));
+      assert.deepEqual(children.filter(alive), [], 'every child process is gone');
+      for (const port of sandbox.ports)
+        assert.equal(await listening(port), false, `port ${port} is closed`);
+    } finally {
+      await sandbox.cleanup();
+    }
+  });
+}
+
 test('without REDIS_URL and without redis-server on PATH, the sandbox says how to get Redis and exits non-zero', async () => {
   const proc = startProcess({
     name: 'sandbox-no-redis',

@@ -2,62 +2,89 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { selfSignedCertificate } from '#apiserver-emulator';
 import {
+  REDIS_MODES,
   startOperatorSystem,
+  startRedisDeployment,
   type OperatorSystem,
-  startRedisServer,
-  type RedisServer,
+  type RedisDeployment,
 } from '#testing';
 import { backupJobManifest, eventually, isConverged } from './support.js';
 
-// The queue's Redis as production should run it: TLS (rediss://, the server's certificate trusted
-// through NODE_EXTRA_CA_CERTS as the chart's redis.tls.caSecret does) and a password that comes
-// from the environment (the chart fills it from a Secret), never from a command line or a log.
+// The queue's Redis as production should run it, in each of its modes: TLS (rediss:// for one
+// server, REDIS_TLS for a Cluster or Sentinel; the servers' certificate trusted through
+// NODE_EXTRA_CA_CERTS as the chart's redis.tls.caSecret does) and passwords that come from the
+// environment (the chart fills them from a Secret), never from a command line or a log. The
+// Sentinels have a password of their own.
 
 const PASSWORD = 'correct-horse-battery-staple';
+const SENTINEL_PASSWORD = 'sentinel-horse-battery-staple';
 const dir = mkdtempSync(join(tmpdir(), 'redis-tls-'));
-let redis: RedisServer;
-let sys: OperatorSystem;
+const certFile = join(dir, 'tls.crt');
+const keyFile = join(dir, 'tls.key');
 
-before(async () => {
+before(() => {
   const tls = selfSignedCertificate();
-  const certFile = join(dir, 'tls.crt');
-  const keyFile = join(dir, 'tls.key');
   writeFileSync(certFile, tls.cert);
   writeFileSync(keyFile, tls.key);
-  redis = await startRedisServer([], { password: PASSWORD, tls: { certFile, keyFile } });
-  sys = await startOperatorSystem({
-    redisUrl: redis.url,
-    watchers: 1,
-    workers: 1,
-    env: { REDIS_PASSWORD: PASSWORD, NODE_EXTRA_CA_CERTS: certFile },
-    emulator: { namespaces: ['ops'] },
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+for (const mode of REDIS_MODES) {
+  describe(`Redis (${mode}) with TLS and passwords`, { timeout: 240_000 }, () => {
+    let redis: RedisDeployment;
+    let sys: OperatorSystem;
+    const sentinel = mode === 'sentinel';
+    before(async () => {
+      redis = await startRedisDeployment(mode, {
+        password: PASSWORD,
+        tls: { certFile, keyFile },
+        ...(sentinel && { sentinelPassword: SENTINEL_PASSWORD }),
+      });
+      sys = await startOperatorSystem({
+        redisDeployment: redis,
+        watchers: 1,
+        workers: 1,
+        env: {
+          REDIS_PASSWORD: PASSWORD,
+          NODE_EXTRA_CA_CERTS: certFile,
+          ...(sentinel && { REDIS_SENTINEL_PASSWORD: SENTINEL_PASSWORD }),
+        },
+        emulator: { namespaces: ['ops'] },
+      });
+    });
+    after(async () => {
+      await sys?.stop();
+      await redis?.stop();
+    });
+
+    test('keys flow through a Redis that needs TLS and a password', async () => {
+      assert.ok(
+        redis.env.REDIS_URL?.startsWith('rediss://') || redis.env.REDIS_TLS === 'true',
+        JSON.stringify(redis.env),
+      );
+      sys.emulator.objects.create(backupJobManifest('ops', 'app'));
+      await eventually('app to converge', () => isConverged(sys, 'ops', 'app'), 60_000);
+    });
+
+    test('the passwords are on no command line and in no log line', () => {
+      for (const proc of [...sys.watchers, ...sys.workers]) {
+        const cmdline = readFileSync(`/proc/${proc.child.pid}/cmdline`, 'utf8');
+        for (const secret of [PASSWORD, SENTINEL_PASSWORD]) {
+          assert.ok(!cmdline.includes(secret), `${proc.name} command line`);
+          const leaked = proc.lines.filter((line) => line.includes(secret));
+          assert.deepEqual(leaked, [], `${proc.name} logged a password`);
+        }
+        assert.ok(
+          proc.lines.some((line) => line.includes('"redis.password":"(set)"')),
+          `${proc.name} says a password is set`,
+        );
+        if (sentinel) {
+          assert.ok(proc.lines.some((line) => line.includes('"redis.sentinelPassword":"(set)"')));
+        }
+      }
+    });
   });
-});
-
-after(async () => {
-  await sys?.stop();
-  await redis?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-test('keys flow through a rediss:// Redis that needs a password', async () => {
-  assert.match(redis.url, /^rediss:\/\//);
-  sys.emulator.objects.create(backupJobManifest('ops', 'app'));
-  await eventually('app to converge', () => isConverged(sys, 'ops', 'app'), 60_000);
-});
-
-test('the password is on no command line and in no log line', () => {
-  for (const proc of [...sys.watchers, ...sys.workers]) {
-    const cmdline = readFileSync(`/proc/${proc.child.pid}/cmdline`, 'utf8');
-    assert.ok(!cmdline.includes(PASSWORD), `${proc.name} command line`);
-    const leaked = proc.lines.filter((line) => line.includes(PASSWORD));
-    assert.deepEqual(leaked, [], `${proc.name} logged the password`);
-    assert.ok(
-      proc.lines.some((line) => line.includes('"redis.password":"(set)"')),
-      `${proc.name} says a password is set`,
-    );
-  }
-});
+}

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { eventually, USERS } from '../e2e/support.js';
+import { eventually } from '../e2e/support.js';
 import { assertConvergedEndState, startConvergedFaultSystem } from './support/convergence.js';
-import { reconcileRuns } from './support/reconcile-log.js';
-import { waitForLeader, type FaultSystem } from './support/system.js';
+import { churnWithReconcilesInFlight, waitForLeader, type FaultSystem } from './support/system.js';
 
 const RESET_MESSAGE = 'the queue lost its data in Redis; re-added every key';
 
@@ -17,17 +16,9 @@ describe('Redis restarted empty under load', { timeout: 240_000 }, () => {
   test('the queue reports the loss, the watcher re-adds every key, all converge', async () => {
     const { sys, fleet } = fs;
     const leader = await waitForLeader(sys);
-    // Slow API calls keep runs going for seconds, so the restart lands while some are in flight:
-    // their leases vanish with the data, and the re-added keys must not run beside them.
-    const slow = sys.emulator.faults.addLatency({ match: { user: USERS.worker }, fixedMs: 300 });
-    const load = fleet.startLoad({ creates: 30 });
-    await eventually('the load to be under way', () => fleet.names.length >= 25);
-    await eventually(
-      'a reconcile in flight',
-      () => reconcileRuns(sys.workers).some((r) => !r.ended && Date.now() - r.start > 100),
-      30_000,
-      20,
-    );
+    // The restart lands while reconciles are in flight: their leases vanish with the data, and
+    // the re-added keys must not run beside them.
+    const churn = await churnWithReconcilesInFlight(fs);
     const existing = fleet.names.length;
     const lostAt = Date.now();
     await sys.redis!.restartEmpty();
@@ -41,8 +32,7 @@ describe('Redis restarted empty under load', { timeout: 240_000 }, () => {
     await eventually('more changes after the reset', () =>
       fleet.names.some((n) => fleet.lastChange(n) > Date.parse(JSON.parse(line).time)),
     );
-    await load.stop();
-    sys.emulator.faults.remove(slow);
+    await churn.stop();
     // The overlap check covers the runs under way at the loss: the queue holds the shards until
     // they ended, so no re-added key ran beside them.
     const runs = await assertConvergedEndState(sys, fleet);

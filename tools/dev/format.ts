@@ -23,7 +23,7 @@ export function banner(sandbox: Sandbox, simulate: string | undefined): string[]
   return [
     'backupjob-operator sandbox: no cluster, everything on this machine',
     `  API server   ${sandbox.system.emulator.url} (the project's Kubernetes API emulator)`,
-    `  Redis        ${sandbox.redis.url} (${sandbox.redis.origin})`,
+    `  Redis        ${sandbox.redis.address} (${sandbox.redis.origin})`,
     `  CRD          backupjobs.ops.example.com; sample ${namespace}/${name} applied`,
     ...(simulate ? [`  backups      ${simulate}`] : []),
     '',

@@ -85,7 +85,8 @@ async function main(): Promise<void> {
     console.error('second signal: killing every process now');
     for (const p of [...(sandbox?.watchers ?? []), ...(sandbox?.workers ?? [])])
       p.process.child.kill('SIGKILL');
-    void (sandbox?.redis.server?.stop() ?? Promise.resolve()).then(() => process.exit(130));
+    const redis = sandbox?.redis;
+    void (redis?.owned ? redis.deployment.stop() : Promise.resolve()).then(() => process.exit(130));
   });
   let code = 0;
   try {

@@ -1,14 +1,27 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { startRedisServer, type RedisServer } from '#testing';
+import {
+  externalRedis,
+  startRedisDeployment,
+  type RedisDeployment,
+  type RedisMode,
+} from '#testing';
 
 export interface SandboxRedis {
-  url: string;
+  readonly mode: RedisMode;
+  /** The environment that points the operator at it (REDIS_URL, REDIS_CLUSTER_NODES, ...). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Where it is, for the banner. */
+  readonly address: string;
   /** How the sandbox found it, for the banner. */
-  origin: string;
-  /** Set when the sandbox started its own server (stopped with the sandbox). */
-  server: RedisServer | undefined;
+  readonly origin: string;
+  readonly deployment: RedisDeployment;
+  /** Whether the sandbox started it (and stops it with itself). */
+  readonly owned: boolean;
 }
+
+/** The variables by which a user names a Redis of their own, one per mode. */
+const OWN_REDIS = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'] as const;
 
 /** What a command that needs Redis says when it finds none. */
 export function noRedisMessage(command: string): string {
@@ -34,14 +47,43 @@ export function findOnPath(name: string, path = process.env.PATH ?? ''): string 
   return undefined;
 }
 
-/** REDIS_URL if set, else a private redis-server on a free port; throws noRedisMessage otherwise. */
+const TOPOLOGY: Record<RedisMode, string> = {
+  standalone: 'redis-server',
+  cluster: 'Redis Cluster of 3 primaries with a replica each',
+  sentinel: 'primary, replica and Sentinel',
+};
+
+/**
+ * The sandbox's Redis: the user's own if REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS is set
+ * (with the other REDIS_* variables, as the operator reads them), else a private one of the asked
+ * mode started from the redis-server on PATH; throws noRedisMessage when there is none.
+ */
 export async function sandboxRedis(
   env: NodeJS.ProcessEnv,
+  mode: RedisMode = 'standalone',
   command = 'npm run dev',
 ): Promise<SandboxRedis> {
-  if (env.REDIS_URL) return { url: env.REDIS_URL, origin: 'REDIS_URL', server: undefined };
+  const own = OWN_REDIS.find((name) => env[name]);
+  if (own) {
+    if (mode !== 'standalone') {
+      throw new Error(
+        `--redis ${mode} starts a private ${TOPOLOGY[mode]}; ${own} names a Redis of your own: unset one of them`,
+      );
+    }
+    const deployment = externalRedis(env);
+    return { ...describe(deployment), origin: own, deployment, owned: false };
+  }
   const binary = findOnPath('redis-server', env.PATH);
   if (!binary) throw new Error(noRedisMessage(command));
-  const server = await startRedisServer();
-  return { url: server.url, origin: `private ${binary}`, server };
+  const deployment = await startRedisDeployment(mode);
+  return {
+    ...describe(deployment),
+    origin: `private ${TOPOLOGY[mode]} from ${binary}`,
+    deployment,
+    owned: true,
+  };
+}
+
+function describe(deployment: RedisDeployment) {
+  return { mode: deployment.mode, env: deployment.env, address: deployment.address };
 }

@@ -66,12 +66,12 @@ function readSample(): KubeObject {
 export async function startSandbox(options: DevOptions): Promise<Sandbox> {
   const sample = readSample();
   const namespace = sample.metadata.namespace!;
-  const redis = await sandboxRedis(process.env);
+  const redis = await sandboxRedis(process.env, options.redis);
   const paths = sandboxPaths(options.dir);
   // Each run starts its logs afresh.
   rmSync(paths.logs, { recursive: true, force: true });
   mkdirSync(paths.logs, { recursive: true });
-  const queueEnv = { REDIS_URL: redis.url, QUEUE_SHARDS: String(SANDBOX_SHARDS) };
+  const queueEnv = { ...redis.env, QUEUE_SHARDS: String(SANDBOX_SHARDS) };
   let system: OperatorSystem;
   let dashboardUrl: string | undefined;
   try {
@@ -86,7 +86,7 @@ export async function startSandbox(options: DevOptions): Promise<Sandbox> {
     system = await startOperatorSystem({
       watchers: 1,
       workers: options.workers,
-      redisUrl: redis.url,
+      redisDeployment: redis.deployment,
       env: { ...queueEnv, ...dashboardEnv, LOG_LEVEL: process.env.LOG_LEVEL || 'info' },
       emulator: {
         namespaces: [namespace],
@@ -98,7 +98,7 @@ export async function startSandbox(options: DevOptions): Promise<Sandbox> {
       },
     });
   } catch (e) {
-    await redis.server?.stop();
+    if (redis.owned) await redis.deployment.stop();
     throw e;
   }
   writeFileSync(paths.kubeconfig, system.emulator.kubeconfig, { mode: 0o600 });
@@ -140,7 +140,7 @@ export async function startSandbox(options: DevOptions): Promise<Sandbox> {
       accelerator?.stop();
       await system.stop();
       flushLogs();
-      await redis.server?.stop();
+      if (redis.owned) await redis.deployment.stop();
     },
   };
 }

@@ -18,7 +18,9 @@ The BackupJob CRD must be installed first (make install).
                 loopback port, and print its URL
   -h, --help    this text
 
-REDIS_URL, when set, names the Redis to use; otherwise a private redis-server from PATH is started.
+REDIS_URL (one server), REDIS_CLUSTER_NODES (a Redis Cluster) or REDIS_SENTINELS with
+REDIS_SENTINEL_MASTER (Sentinel), when set, name the Redis to use; otherwise a private
+redis-server from PATH is started.
 WATCH_NAMESPACES, LOG_LEVEL and the other variables of libs/config/README.md pass through.
 Ctrl-C stops everything.`;
 

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   let cluster: ReturnType<typeof currentCluster>;
   try {
     cluster = currentCluster();
-    redis = await sandboxRedis(process.env, COMMAND);
+    redis = await sandboxRedis(process.env, 'standalone', COMMAND);
   } catch (e) {
     console.error(`${COMMAND}: ${e instanceof Error ? e.message : String(e)}`);
     process.exit(1);
@@ -68,10 +68,10 @@ async function main(): Promise<void> {
   console.log(
     `kubeconfig context "${cluster.context}" (${cluster.server}) from ${cluster.kubeconfig}`,
   );
-  console.log(`redis: ${redis.url} (${redis.origin})`);
+  console.log(`redis: ${redis.address} (${redis.origin})`);
   const env = {
     KUBECONFIG: cluster.kubeconfig,
-    REDIS_URL: redis.url,
+    ...redis.env,
     LEADER_ELECTION_NAMESPACE: process.env.LEADER_ELECTION_NAMESPACE || 'default',
   };
   const dashboard = opts.dashboard ? await freePort() : undefined;
@@ -98,8 +98,8 @@ async function main(): Promise<void> {
   if (!stopping) console.error(`${first.p.name} exited with ${first.code}: stopping the others`);
   stop();
   const codes = await Promise.all(processes.map((p) => p.exited));
-  await redis.server?.stop();
-  console.log('stopped: watcher, workers' + (redis.server ? ', redis' : ''));
+  if (redis.owned) await redis.deployment.stop();
+  console.log('stopped: watcher, workers' + (redis.owned ? ', redis' : ''));
   process.exit(codes.every((c) => c === 0) ? 0 : 1);
 }
 

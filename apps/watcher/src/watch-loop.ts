@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import type { BackupJob } from '#api';
 import type { WatcherConfig } from '#config';
 import { backupJobMetrics } from '#controller';
@@ -20,7 +19,7 @@ import {
   type KubeConnection,
   type ShutdownCoordinator,
 } from '#runtime';
-import { WorkQueue } from '#queue';
+import { WorkQueue, type RedisClient } from '#queue';
 import { reconcilerConfig } from '#reconciler';
 import { RedisSnapshotStore } from '#snapshot';
 
@@ -41,7 +40,7 @@ export class WatchLoop implements OnApplicationBootstrap {
     @Inject(METRICS) metrics: OperatorMetrics,
     @Inject(HEALTH) health: HealthRegistry,
     @Inject(KUBE) kube: KubeConnection,
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) redis: RedisClient,
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
     const options = queueOptions(config, metrics.registry);

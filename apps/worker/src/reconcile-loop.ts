@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { WorkerConfig } from '#config';
 import {
@@ -19,7 +18,7 @@ import {
   type KubeConnection,
   type ShutdownCoordinator,
 } from '#runtime';
-import { QueueConsumer } from '#queue';
+import { QueueConsumer, type RedisClient } from '#queue';
 import { defaultReconcilerConfig, reconcilerConfig } from '#reconciler';
 import { RedisSnapshotStore } from '#snapshot';
 
@@ -38,7 +37,7 @@ export class ReconcileLoop implements OnApplicationBootstrap {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) metrics: OperatorMetrics,
     @Inject(KUBE) kube: KubeConnection,
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) redis: RedisClient,
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
     const options = queueOptions(config, metrics.registry);

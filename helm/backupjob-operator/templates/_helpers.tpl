@@ -57,12 +57,16 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s-redis" (include "backupjob-operator.fullname" .) }}
 {{- end }}
 
-{{/* The Secret and keys the processes read REDIS_URL and REDIS_PASSWORD from. */}}
+{{/* The Secret and keys the processes read REDIS_URL, REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD
+from; an empty key: not read. Without any key there is no Secret at all. */}}
 {{- define "backupjob-operator.redisSecret" -}}
-{{- if .Values.redis.existingSecret.name }}
-{{- dict "name" .Values.redis.existingSecret.name "urlKey" .Values.redis.existingSecret.urlKey "passwordKey" .Values.redis.existingSecret.passwordKey | toJson }}
+{{- $r := .Values.redis }}
+{{- $standalone := eq $r.mode "standalone" }}
+{{- $sentinel := eq $r.mode "sentinel" }}
+{{- if $r.existingSecret.name }}
+{{- dict "name" $r.existingSecret.name "urlKey" (ternary $r.existingSecret.urlKey "" $standalone) "passwordKey" $r.existingSecret.passwordKey "sentinelPasswordKey" (ternary $r.existingSecret.sentinelPasswordKey "" $sentinel) | toJson }}
 {{- else }}
-{{- dict "name" (include "backupjob-operator.redisName" .) "urlKey" "url" "passwordKey" (ternary "password" "" (or (ne .Values.redis.password "") .Values.redis.internal.enabled)) | toJson }}
+{{- dict "name" (include "backupjob-operator.redisName" .) "urlKey" (ternary "url" "" $standalone) "passwordKey" (ternary "password" "" (or (ne $r.password "") $r.internal.enabled)) "sentinelPasswordKey" (ternary "sentinelPassword" "" (and $sentinel (ne $r.sentinel.password ""))) | toJson }}
 {{- end }}
 {{- end }}
 
@@ -83,26 +87,83 @@ app.kubernetes.io/component: {{ .component }}
 {{- if and .Values.redis.internal.enabled (or .Values.redis.url .Values.redis.existingSecret.name) }}
 {{- fail "redis.internal.enabled=true runs a Redis inside the release: leave redis.url and redis.existingSecret.name empty, or set redis.internal.enabled=false" }}
 {{- end }}
+{{- include "backupjob-operator.validateRedisMode" . }}
 {{- if eq .Values.ports.metrics .Values.ports.health }}
 {{- fail (printf "ports.metrics and ports.health must differ, both are %v" .Values.ports.metrics) }}
+{{- end }}
+{{- end }}
+
+{{/* redis.mode and the values that belong to each mode. */}}
+{{- define "backupjob-operator.validateRedisMode" -}}
+{{- $r := .Values.redis }}
+{{- if ne $r.mode "standalone" }}
+{{- if $r.internal.enabled }}
+{{- fail (printf "redis.mode=%s needs a Redis of yours (the bundled one is a single server): set redis.internal.enabled=false" $r.mode) }}
+{{- end }}
+{{- if $r.url }}
+{{- fail (printf "redis.url is for redis.mode=standalone; with redis.mode=%s leave it empty" $r.mode) }}
+{{- end }}
+{{- else if $r.tls.enabled }}
+{{- fail "redis.tls.enabled is for redis.mode cluster or sentinel; with standalone the URL's scheme says it (rediss://)" }}
+{{- end }}
+{{- if and (eq $r.mode "cluster") (not $r.cluster.nodes) }}
+{{- fail "redis.mode=cluster: set redis.cluster.nodes, some nodes of the Redis Cluster as host:port" }}
+{{- end }}
+{{- if and (ne $r.mode "cluster") $r.cluster.nodes }}
+{{- fail (printf "redis.cluster.nodes is set but redis.mode is %s: set redis.mode=cluster or leave it empty" $r.mode) }}
+{{- end }}
+{{- if eq $r.mode "sentinel" }}
+{{- if or (not $r.sentinel.nodes) (not $r.sentinel.masterName) }}
+{{- fail "redis.mode=sentinel: set redis.sentinel.nodes (the Sentinels as host:port) and redis.sentinel.masterName" }}
+{{- end }}
+{{- else if or $r.sentinel.nodes $r.sentinel.masterName $r.sentinel.password $r.existingSecret.sentinelPasswordKey }}
+{{- fail (printf "redis.sentinel and redis.existingSecret.sentinelPasswordKey are for redis.mode=sentinel, and redis.mode is %s" $r.mode) }}
 {{- end }}
 {{- end }}
 
 {{/* Environment both processes read (libs/config). Call with (dict "root" $ "component" "worker"). */}}
 {{- define "backupjob-operator.commonEnv" -}}
 {{- $root := .root }}
+{{- $r := $root.Values.redis }}
 {{- $secret := include "backupjob-operator.redisSecret" $root | fromJson -}}
+{{- if $secret.urlKey }}
 - name: REDIS_URL
   valueFrom:
     secretKeyRef:
       name: {{ $secret.name }}
       key: {{ $secret.urlKey }}
+{{- end }}
+{{- if eq $r.mode "cluster" }}
+- name: REDIS_CLUSTER_NODES
+  value: {{ join "," $r.cluster.nodes | quote }}
+{{- end }}
+{{- if eq $r.mode "sentinel" }}
+- name: REDIS_SENTINELS
+  value: {{ join "," $r.sentinel.nodes | quote }}
+- name: REDIS_SENTINEL_MASTER
+  value: {{ $r.sentinel.masterName | quote }}
+{{- end }}
+{{- with $r.username }}
+- name: REDIS_USERNAME
+  value: {{ . | quote }}
+{{- end }}
 {{- if $secret.passwordKey }}
 - name: REDIS_PASSWORD
   valueFrom:
     secretKeyRef:
       name: {{ $secret.name }}
       key: {{ $secret.passwordKey }}
+{{- end }}
+{{- if $secret.sentinelPasswordKey }}
+- name: REDIS_SENTINEL_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret.name }}
+      key: {{ $secret.sentinelPasswordKey }}
+{{- end }}
+{{- if $r.tls.enabled }}
+- name: REDIS_TLS
+  value: "true"
 {{- end }}
 {{- if $root.Values.redis.tls.caSecret.name }}
 - name: NODE_EXTRA_CA_CERTS

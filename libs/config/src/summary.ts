@@ -24,10 +24,18 @@ function flatten(value: unknown, path: string, out: Record<string, unknown>): vo
     }
     return;
   }
-  if (Array.isArray(value)) out[path] = value.join(',');
+  if (Array.isArray(value)) out[path] = value.map(item).join(',');
   else if (typeof value === 'number' && path.endsWith('Ms'))
     out[path.slice(0, -2)] = formatDuration(value);
   else if (value !== undefined) out[path] = value;
+}
+
+/** A list item as text: Redis endpoints read `host:port`. */
+function item(value: unknown): string {
+  if (value !== null && typeof value === 'object' && 'host' in value && 'port' in value) {
+    return `${String(value.host)}:${String(value.port)}`;
+  }
+  return String(value);
 }
 
 function join(path: string, key: string): string {

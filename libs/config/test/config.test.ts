@@ -9,7 +9,7 @@ import {
   DEFAULT_BACKUP_IMAGE,
   loadWatcherConfig,
   loadWorkerConfig,
-  redisOptions,
+  redisConnection,
   type Env,
 } from '../src/index.js';
 
@@ -47,6 +47,7 @@ describe('defaults', () => {
     assert.deepEqual(
       { ...config.redis },
       {
+        mode: 'standalone',
         host: '127.0.0.1',
         port: 6379,
         db: 0,
@@ -203,6 +204,7 @@ describe('parsing', () => {
     assert.deepEqual(
       { ...fromUrl },
       {
+        mode: 'standalone',
         host: 'redis.example.com',
         port: 6380,
         db: 2,
@@ -216,25 +218,82 @@ describe('parsing', () => {
       worker({ REDIS_URL: url, REDIS_PASSWORD: 'from-secret' }).redis.password,
       'from-secret',
     );
-    assert.deepEqual(redisOptions(worker({ REDIS_URL: url, REDIS_PASSWORD: 's' }).redis), {
-      host: 'redis.example.com',
-      port: 6380,
-      db: 2,
-      username: 'ops',
-      password: 's',
-      tls: {},
+    assert.deepEqual(redisConnection(worker({ REDIS_URL: url, REDIS_PASSWORD: 's' }).redis), {
+      redis: {
+        host: 'redis.example.com',
+        port: 6380,
+        db: 2,
+        username: 'ops',
+        password: 's',
+        tls: {},
+      },
     });
   });
 
   test('IPv6 Redis host', () => {
     const redis = worker({ REDIS_URL: 'redis://[::1]:7000' }).redis;
-    assert.equal(redis.host, '::1');
-    assert.equal(redis.port, 7000);
-    assert.deepEqual(redisOptions(redis, { lazyConnect: true }), {
-      host: '::1',
-      port: 7000,
-      db: 0,
-      lazyConnect: true,
+    assert.equal(redis.mode, 'standalone');
+    assert.deepEqual(redisConnection(redis), { redis: { host: '::1', port: 7000, db: 0 } });
+  });
+
+  test('REDIS_CLUSTER_NODES selects Cluster mode; password, user and TLS apply to every node', () => {
+    const redis = worker({
+      REDIS_CLUSTER_NODES: 'redis-0.redis:6379, 10.0.0.7:7000,[fd00::1]:6380,redis-3',
+      REDIS_PASSWORD: 'pw',
+      REDIS_USERNAME: 'operator',
+      REDIS_TLS: 'true',
+    }).redis;
+    assert.equal(redis.mode, 'cluster');
+    assert.equal(
+      redis.address,
+      'rediss+cluster://redis-0.redis:6379,10.0.0.7:7000,[fd00::1]:6380,redis-3:6379',
+    );
+    const { cluster } = redisConnection(redis);
+    assert.ok(cluster);
+    assert.deepEqual(cluster.nodes, [
+      { host: 'redis-0.redis', port: 6379 },
+      { host: '10.0.0.7', port: 7000 },
+      { host: 'fd00::1', port: 6380 },
+      { host: 'redis-3', port: 6379 },
+    ]);
+    assert.deepEqual(cluster.options.redisOptions, {
+      username: 'operator',
+      password: 'pw',
+      tls: {},
+    });
+    // With TLS the node names are kept for the certificate check.
+    const lookedUp: string[] = [];
+    cluster.options.dnsLookup?.('redis-0.redis', (_err, address) => lookedUp.push(address));
+    assert.deepEqual(lookedUp, ['redis-0.redis']);
+  });
+
+  test('REDIS_SENTINELS with REDIS_SENTINEL_MASTER selects Sentinel mode', () => {
+    const redis = worker({
+      REDIS_SENTINELS: 'sentinel-0:26379,sentinel-1',
+      REDIS_SENTINEL_MASTER: 'mymaster',
+      REDIS_PASSWORD: 'pw',
+      REDIS_SENTINEL_PASSWORD: 'spw',
+      REDIS_TLS: 'true',
+    }).redis;
+    assert.equal(redis.mode, 'sentinel');
+    assert.equal(redis.address, 'rediss+sentinel://sentinel-0:26379,sentinel-1:26379/mymaster');
+    assert.deepEqual(redisConnection(redis), {
+      redis: {
+        sentinels: [
+          { host: 'sentinel-0', port: 26379 },
+          { host: 'sentinel-1', port: 26379 },
+        ],
+        name: 'mymaster',
+        password: 'pw',
+        tls: {},
+        sentinelPassword: 'spw',
+        enableTLSForSentinelMode: true,
+        sentinelTLS: {},
+      },
+    });
+    const plain = worker({ REDIS_SENTINELS: 's:26379', REDIS_SENTINEL_MASTER: 'm' }).redis;
+    assert.deepEqual(redisConnection(plain), {
+      redis: { sentinels: [{ host: 's', port: 26379 }], name: 'm' },
     });
   });
 
@@ -245,6 +304,7 @@ describe('parsing', () => {
     assert.equal(summary['redis.password'], '(set)');
     assert.ok(!JSON.stringify(summary).includes('hunter2'));
     assert.equal(summary['redis.address'], 'redis://redis:6379/0');
+    assert.equal(summary['redis.mode'], 'standalone');
     assert.equal(summary['queue.backoffMax'], '16m40s');
     assert.equal(summary['shutdownGracePeriod'], '25s');
     assert.equal(summary['shards'], '0,1,2');
@@ -297,6 +357,51 @@ describe('every bad value is named with what it accepts', () => {
       'REDIS_URL db',
       { REDIS_URL: 'redis://r:6379/16' },
       `REDIS_URL must be ${redisExpected}, got "redis://r:6379/16"`,
+    ],
+    [
+      'REDIS_URL with REDIS_CLUSTER_NODES',
+      { REDIS_URL: 'redis://r:6379', REDIS_CLUSTER_NODES: 'a:6379' },
+      'REDIS_URL and REDIS_CLUSTER_NODES each select a Redis mode (one server, Cluster, Sentinel): set only one of them',
+    ],
+    [
+      'REDIS_CLUSTER_NODES with REDIS_SENTINELS',
+      { REDIS_CLUSTER_NODES: 'a:6379', REDIS_SENTINELS: 's:26379', REDIS_SENTINEL_MASTER: 'm' },
+      'REDIS_CLUSTER_NODES and REDIS_SENTINELS each select a Redis mode (one server, Cluster, Sentinel): set only one of them',
+    ],
+    [
+      'REDIS_SENTINELS without a master name',
+      { REDIS_SENTINELS: 's:26379' },
+      'REDIS_SENTINELS needs REDIS_SENTINEL_MASTER, the master name the Sentinels monitor',
+    ],
+    [
+      'REDIS_SENTINEL_MASTER without Sentinels',
+      { REDIS_SENTINEL_MASTER: 'mymaster' },
+      'REDIS_SENTINEL_MASTER is set but REDIS_SENTINELS is not: Sentinel mode needs both',
+    ],
+    [
+      'REDIS_SENTINEL_PASSWORD without Sentinels',
+      { REDIS_CLUSTER_NODES: 'a:6379', REDIS_SENTINEL_PASSWORD: 'x' },
+      'REDIS_SENTINEL_PASSWORD is set but REDIS_SENTINELS is not: Sentinel mode needs both',
+    ],
+    [
+      'REDIS_CLUSTER_NODES not host:port',
+      { REDIS_CLUSTER_NODES: 'a:6379,redis://b:6379' },
+      'REDIS_CLUSTER_NODES must be a comma-separated list of host:port, such as redis-0:6379,redis-1:6379, got "redis://b:6379"',
+    ],
+    [
+      'REDIS_SENTINELS port out of range',
+      { REDIS_SENTINELS: 's:70000', REDIS_SENTINEL_MASTER: 'm' },
+      'REDIS_SENTINELS must be a comma-separated list of host:port, such as redis-0:6379,redis-1:6379, got "s:70000"',
+    ],
+    [
+      'REDIS_TLS',
+      { REDIS_CLUSTER_NODES: 'a:6379', REDIS_TLS: 'yes' },
+      'REDIS_TLS must be one of true|false, got "yes"',
+    ],
+    [
+      'REDIS_TLS against the URL scheme',
+      { REDIS_URL: 'redis://r:6379', REDIS_TLS: 'true' },
+      'REDIS_TLS=true contradicts the redis:// scheme of REDIS_URL: with one server, the scheme says whether TLS is used (unset REDIS_TLS or change the scheme)',
     ],
     [
       'WATCH_NAMESPACES',

@@ -1,23 +1,79 @@
-import { Cluster, Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { RedisConnectionConfig } from './options.js';
 
 export type RedisClient = Redis | Cluster;
 
 /**
- * Opens a client. Commands fail after a bounded number of reconnect attempts instead of waiting
- * forever, so a lost Redis surfaces as errors the queue retries, never as a hung promise.
+ * Opens a client for one server, a Sentinel-managed primary (`redis.sentinels`) or a Cluster.
+ * Commands fail after a bounded number of reconnect attempts instead of waiting forever, so a lost
+ * Redis surfaces as errors the queue retries, never as a hung promise. `extra` adds options for
+ * every connection (e.g. `connectionName`).
+ *
+ * Failover: a Cluster follows MOVED and ASK redirections and refreshes its slot map when a node
+ * goes away (clusterRetryStrategy only covers losing every node). With Sentinels, ioredis asks them
+ * for the primary on every reconnect, checks the role of what it reached, and with
+ * `failoverDetector` drops the connection as soon as a Sentinel announces a new primary; a
+ * primary that was demoted and answers READONLY makes the client reconnect too.
  */
-export function createRedisClient(config: RedisConnectionConfig): RedisClient {
-  const common = { maxRetriesPerRequest: 3, retryStrategy: reconnectDelay };
+export function createRedisClient(
+  config: RedisConnectionConfig,
+  extra: RedisOptions = {},
+): RedisClient {
+  const common = { maxRetriesPerRequest: 3, ...extra };
   if (config.cluster) {
     return new Cluster(config.cluster.nodes, {
+      // ioredis refreshes its slot map on a redirection only; reading it now and then also moves
+      // connections that sit idle through a failover to the new primaries.
+      slotsRefreshInterval: 5_000,
       ...config.cluster.options,
       redisOptions: { ...common, ...config.cluster.options?.redisOptions },
       clusterRetryStrategy: reconnectDelay,
     });
   }
-  if (config.url !== undefined) return new Redis(config.url, { ...common, ...config.redis });
-  return new Redis({ ...common, ...config.redis });
+  const options: RedisOptions = {
+    ...common,
+    retryStrategy: reconnectDelay,
+    reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 2 : false),
+    ...config.redis,
+  };
+  if (options.sentinels !== undefined) return new SentinelClient(options);
+  return config.url !== undefined ? new Redis(config.url, options) : new Redis(options);
+}
+
+/**
+ * A client of the primary that Sentinels name, which learns of a failover at once
+ * (`failoverDetector`: it listens for +switch-master) and stays connected. ioredis 6 ends such a
+ * client for good when the detector fires while the client is between connections (after the
+ * primary died the client keeps asking the Sentinels for it; the detector closes the connector
+ * under that attempt, which ioredis takes as a final close). Unless closed on purpose, the client
+ * connects again, and the Sentinels then name the new primary.
+ */
+class SentinelClient extends Redis {
+  private closing = false;
+
+  constructor(options: RedisOptions) {
+    super(withFailoverDetector(options));
+    this.on('end', () => {
+      if (this.closing) return;
+      setTimeout(() => {
+        if (!this.closing && this.status === 'end') this.connect().catch(() => undefined);
+      }, 100).unref();
+    });
+  }
+
+  override disconnect(reconnect = false): void {
+    if (!reconnect) this.closing = true;
+    super.disconnect(reconnect);
+  }
+
+  override sendCommand(...args: Parameters<Redis['sendCommand']>): unknown {
+    if (args[0].name === 'quit') this.closing = true;
+    return super.sendCommand(...args);
+  }
+}
+
+function withFailoverDetector(options: RedisOptions): RedisOptions & { replyMapping: 'legacy' } {
+  return { ...options, failoverDetector: true, replyMapping: 'legacy' };
 }
 
 /** Reconnect forever with a capped delay: Redis coming back is the normal end of an outage. */
@@ -27,5 +83,35 @@ function reconnectDelay(attempt: number): number {
 
 /** A second connection to the same Redis, for blocking commands that would stall the first. */
 export function duplicateClient(client: RedisClient): RedisClient {
+  if (client instanceof SentinelClient) return new SentinelClient(client.options);
   return client instanceof Cluster ? client.duplicate() : client.duplicate();
+}
+
+/**
+ * Counts the connections of a client that closed: the one connection of a single client, or the
+ * connection to any node of a Cluster. A write acknowledged on a connection and confirmed after
+ * it closed may have been confirmed on another one (ioredis resends unanswered commands after a
+ * reconnect, a Cluster sends them to the node that took the slot over), so such a confirmation
+ * does not count. A Cluster's new connections (a node discovered) change nothing written before.
+ */
+export class ConnectionChanges {
+  private count = 0;
+  private readonly bump = (): void => {
+    this.count++;
+  };
+
+  constructor(client: RedisClient) {
+    if (client instanceof Cluster) {
+      const watch = (node: Redis) => node.on('close', this.bump);
+      for (const node of client.nodes()) watch(node);
+      client.on('+node', watch);
+    } else {
+      client.on('close', this.bump);
+    }
+  }
+
+  /** Changes so far; compare two readings to learn whether one happened in between. */
+  get current(): number {
+    return this.count;
+  }
 }

@@ -6,7 +6,7 @@ import { duplicateClient, type RedisClient } from './connection.js';
 import { nameAsWorker, workerClientName } from './worker-name.js';
 import { parseJobId } from './job-ids.js';
 import type { QueueOptions } from './options.js';
-import { QueueBase, type QueueEvents } from './queue-base.js';
+import { NotReplicatedError, QueueBase, type QueueEvents } from './queue-base.js';
 import { isTerminalError, LeaseLostError, ShutdownError, type Result } from './result.js';
 import { shardLocation } from './shard.js';
 import type { RunStart, ShardQueue } from './shard-queue.js';
@@ -55,6 +55,8 @@ interface Run {
   job: Job;
   token: string;
   shard: number;
+  /** Connection changes before the key was claimed: the claim's confirmation must see no other. */
+  since: number;
   startedAt: number;
   renewedAt: number;
   abort: AbortController;
@@ -62,6 +64,8 @@ interface Run {
   failures: number;
   /** The key's failed job from an earlier run, if one is kept. */
   failedJob: string | undefined;
+  /** The handler returned and the outcome is being written. */
+  finishing: boolean;
 }
 
 /** Resolves true if the promise settled within `ms`, false if the time ran out first. */
@@ -197,12 +201,13 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
         break;
       }
       const token = `${this.tokenPrefix}${this.tokenSeq++}`;
+      const since = this.changes.current;
       const job = await worker.getNextJob(token, { block: false }).catch((err: Error) => {
         this.reportError(err);
         return null;
       });
       if (job) {
-        this.track(this.handle(queue, job, token).finally(() => this.slots.release()));
+        this.track(this.handle(queue, job, token, since).finally(() => this.slots.release()));
         continue;
       }
       this.slots.release();
@@ -250,16 +255,19 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
    * Handles the job, then, while no other shard waits for a slot, the shard's next job, which
    * BullMQ hands out in the same call that finishes the previous one.
    */
-  private async handle(queue: ShardQueue, job: Job, token: string): Promise<void> {
+  private async handle(queue: ShardQueue, job: Job, token: string, since: number): Promise<void> {
     let next: Job | undefined = job;
     while (next) {
+      // The next job is claimed by this job's finish; a change from here on may undo that claim.
+      const nextSince = this.changes.current;
       const parsed = parseJobId(String(next.id));
       let raw: unknown;
       if (parsed?.kind === 'timer') raw = await this.fire(queue, parsed.key, next, token);
-      else if (parsed) raw = await this.run(queue, parsed.key, next, token);
+      else if (parsed) raw = await this.run(queue, parsed.key, next, token, since);
       else
         raw = await next.moveToCompleted(undefined, token, this.fetchNext()).catch(() => undefined);
       next = this.nextJob(queue.shard, raw, token);
+      since = nextSince;
     }
   }
 
@@ -293,18 +301,26 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
   }
 
   /** Runs the key; resolves what the finish returned (the next job, if BullMQ handed one out). */
-  private async run(queue: ShardQueue, key: string, job: Job, token: string): Promise<unknown> {
+  private async run(
+    queue: ShardQueue,
+    key: string,
+    job: Job,
+    token: string,
+    since: number,
+  ): Promise<unknown> {
     const now = Date.now();
     const run: Run = {
       key,
       job,
       token,
       shard: queue.shard,
+      since,
       startedAt: now,
       renewedAt: now,
       abort: new AbortController(),
       failures: 0,
       failedJob: undefined,
+      finishing: false,
     };
     this.runs.set(token, run);
     try {
@@ -315,6 +331,7 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
       const failures = start.failures;
       this.metrics?.observeQueueDuration((Date.now() - job.timestamp) / 1000);
       const { outcome, err, requeueAfterMs } = await this.callHandler(run, failures);
+      run.finishing = true;
       return await this.finish(queue, run, outcome, err, requeueAfterMs);
     } finally {
       this.runs.delete(token);
@@ -322,15 +339,22 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
   }
 
   /**
-   * Checks that Redis did not lose the shard and reads the key's failure count. After a loss,
-   * runs from before it may still be going without a lock: the run waits out the shard's hold.
-   * Undefined: do not run (Redis failed, or the lock was lost meanwhile); the job's lock then
-   * expires and BullMQ hands it out again.
+   * Checks that Redis did not lose the shard, that every online replica holds this consumer's
+   * claim of the key, and reads the key's failure count. An unconfirmed claim could be undone by
+   * a failover and the key handed to another consumer while this one runs it, so the key is not
+   * run. After a loss, runs from before it may still be going without a lock: the run waits out
+   * the shard's hold. Undefined: do not run (Redis failed, the claim is unconfirmed, or the lock
+   * was lost meanwhile); the job's lock then expires and BullMQ hands it out again.
    */
   private async beforeRun(queue: ShardQueue, run: Run): Promise<RunStart | undefined> {
     try {
-      const start = await queue.runStart(run.key, randomUUID(), this.seenEpoch(queue.shard));
+      const start = await queue.runStart(run.key, randomUUID(), this.seen(queue.shard));
       this.observeEpoch(queue.shard, start.epoch);
+      if (!start.replicated) throw new NotReplicatedError(`the claim of ${run.key}`);
+      if (this.changes.current !== run.since) {
+        throw new NotReplicatedError(`the connection changed after the claim of ${run.key}`);
+      }
+      this.confirmMark(queue.shard, start.mark);
       if (start.holdMs > 0) await sleep(start.holdMs);
       return run.abort.signal.aborted ? undefined : start;
     } catch (err) {
@@ -390,7 +414,11 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
         return await this.complete(queue, run, outcome, err);
       } catch (e) {
         if (lockLost.test((e as Error).message)) {
-          this.loseLease(run);
+          // Around a failover ioredis may send a finish twice (to the old primary or an old
+          // connection, then again after the redirection or reconnect): when the first one
+          // applied, the second finds the lock gone. While the lock cannot have expired yet, that
+          // is what happened; the job is finished, not taken over.
+          if (Date.now() - run.renewedAt >= this.options.lockDurationMs) this.loseLease(run);
           return undefined;
         }
         this.reportError(e as Error);
@@ -481,8 +509,9 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
             ),
           );
           for (const run of runs) {
-            if (lost.has(String(run.job.id))) this.loseLease(run);
-            else run.renewedAt = now;
+            if (!lost.has(String(run.job.id))) run.renewedAt = now;
+            // A finish under way removes the lock itself; the finish tells a takeover apart.
+            else if (!run.finishing) this.loseLease(run);
           }
         } catch (err) {
           this.reportError(err as Error);

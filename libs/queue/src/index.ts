@@ -17,7 +17,7 @@ export {
   type QueueOptions,
   type RedisConnectionConfig,
 } from './options.js';
-export type { QueueEvents } from './queue-base.js';
+export { NotReplicatedError, type QueueEvents } from './queue-base.js';
 export {
   isTerminalError,
   LeaseLostError,

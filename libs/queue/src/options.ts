@@ -3,7 +3,8 @@ import type { Registry } from 'prom-client';
 
 /**
  * Where Redis is. `url` accepts redis:// and rediss:// (TLS) with user and password; `redis` adds or
- * replaces ioredis options; `cluster` connects to a Redis Cluster through any of its nodes.
+ * replaces ioredis options (with `sentinels` and `name`, the primary the Sentinels name); `cluster`
+ * connects to a Redis Cluster through any of its nodes.
  */
 export interface RedisConnectionConfig {
   url?: string;

@@ -1,11 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { createRedisClient, type RedisClient } from './connection.js';
+import { ConnectionChanges, createRedisClient, type RedisClient } from './connection.js';
 import { JobIds } from './job-ids.js';
 import { WorkQueueMetrics } from './metrics.js';
 import { resolveQueueOptions, type QueueOptions, type ResolvedQueueOptions } from './options.js';
 import { ResetDetector } from './reset-detector.js';
 import { shardOf } from './shard.js';
-import { ShardQueue, type ShardDepth } from './shard-queue.js';
+import { ShardQueue, type Seen, type ShardDepth } from './shard-queue.js';
 
 export type QueueEvents = {
   /**
@@ -17,6 +18,18 @@ export type QueueEvents = {
   error: [err: Error];
 };
 
+/**
+ * Writes were made but not confirmed on every online replica of their primary: a replica lags or
+ * went away, or the connection changed (a failover) before the confirmation. Nothing is lost; the
+ * caller retries, and the writes of the queue are made so that doing them twice is harmless.
+ */
+export class NotReplicatedError extends Error {
+  constructor(detail: string) {
+    super(`Redis did not confirm the writes on its replicas (${detail}); retry them`);
+    this.name = 'NotReplicatedError';
+  }
+}
+
 /** What the producer and the consumer share: options, one Redis client, the shard queues, metrics. */
 export abstract class QueueBase<
   Events extends QueueEvents & Record<keyof Events, unknown[]>,
@@ -27,12 +40,15 @@ export abstract class QueueBase<
   /** One BullMQ queue per shard, all on the one client. */
   protected readonly shards: ShardQueue[];
   protected readonly metrics: WorkQueueMetrics | undefined;
+  /** Connection changes of the client: a confirmation across one does not count. */
+  protected readonly changes: ConnectionChanges;
   private resetDetector: ResetDetector | undefined;
 
   constructor(options: QueueOptions) {
     super();
     this.options = resolveQueueOptions(options);
     this.client = createRedisClient(this.options.connection);
+    this.changes = new ConnectionChanges(this.client);
     this.client.on('error', (err: Error) => this.reportError(err));
     const onError = (err: Error) => this.reportError(err);
     this.shards = Array.from(
@@ -78,14 +94,39 @@ export abstract class QueueBase<
     return this.resetDetector?.check() ?? Promise.resolve();
   }
 
-  /** The epoch of a shard this client saw last, for checks that compare it. */
-  protected seenEpoch(shard: number): string {
-    return this.resetDetector?.seenEpoch(shard) ?? '';
+  /** What this client saw of a shard last (epoch, confirmed mark), for checks that compare it. */
+  protected seen(shard: number): Seen {
+    return this.resetDetector?.seenOf(shard) ?? { epoch: '', mark: 0 };
   }
 
   /** Records an epoch read from Redis, emitting `reset` if Redis lost the shard. */
   protected observeEpoch(shard: number, epoch: string): void {
     this.resetDetector?.observe(shard, epoch);
+  }
+
+  /** Records a mark this client saw confirmed on the replicas. */
+  protected confirmMark(shard: number, mark: number): void {
+    this.resetDetector?.confirm(shard, mark);
+  }
+
+  /**
+   * Confirms the writes this client made to `shards` since the connection-change count `since`:
+   * resolves once every online replica of their primaries holds them, rejects with
+   * NotReplicatedError otherwise (the caller retries). Emits `reset` if the confirmation found
+   * that a failover lost writes confirmed earlier.
+   */
+  protected async confirmWrites(shards: Iterable<number>, since: number): Promise<void> {
+    const confirmations = await Promise.all(
+      [...new Set(shards)].map(async (shard) => {
+        const found = await this.shardQueue(shard).confirmWrites(randomUUID(), this.seen(shard));
+        if (found.epoch !== undefined) this.observeEpoch(shard, found.epoch);
+        return { shard, ...found };
+      }),
+    );
+    const lagging = confirmations.filter((c) => !c.replicated).map((c) => c.shard);
+    if (lagging.length > 0) throw new NotReplicatedError(`shards ${lagging.join(',')}`);
+    if (this.changes.current !== since) throw new NotReplicatedError('the connection changed');
+    for (const c of confirmations) this.confirmMark(c.shard, c.mark);
   }
 
   protected shardQueue(shard: number): ShardQueue {

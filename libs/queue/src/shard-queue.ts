@@ -1,4 +1,5 @@
 import { Queue, type JobsOptions } from 'bullmq';
+import { Cluster } from 'ioredis';
 import type { RedisClient } from './connection.js';
 import { FencedError, termCurrent } from './fence.js';
 import { LuaScript } from './scripts.js';
@@ -16,16 +17,37 @@ export interface ShardDepth {
   running: number;
 }
 
-/** What a consumer learns from Redis just before it runs a key. */
-export interface RunStart {
-  /** The shard's Redis-loss marker (see ResetDetector). */
+/** What a client has seen of a shard: its epoch, and the highest mark confirmed on the replicas. */
+export interface Seen {
+  /** '' before the first look. */
   epoch: string;
-  /** Time left on the shard's hold after a loss; the run must not start before it ends. */
+  /** 0 before the first confirmed write. */
+  mark: number;
+}
+
+/** The shard's Redis-loss markers as a check found them (see ResetDetector). */
+export interface EpochCheck {
+  epoch: string;
+  /** Time left on the shard's hold after a loss. */
   holdMs: number;
+}
+
+/** The mark written after a client's writes, and whether every online replica holds them. */
+export interface WriteConfirmation extends Partial<EpochCheck> {
+  mark: number;
+  replicated: boolean;
+}
+
+/** What a consumer learns from Redis just before it runs a key. */
+export interface RunStart extends EpochCheck {
   /** Consecutive failures of the key before this run (client-go NumRequeues). */
   failures: number;
   /** The key's failed job kept from an earlier run (its last error), if any. */
   failedJob: string | undefined;
+  /** The mark written after the key was claimed. */
+  mark: number;
+  /** Whether every online replica holds the claim, so that no failover can undo it. */
+  replicated: boolean;
 }
 
 const raiseFence = new LuaScript(
@@ -44,9 +66,30 @@ const eventsMaxLen = 100;
 /** BullMQ's delayed score is the due time in ms times 0x1000 plus a sequence number. */
 const delayedScoreFactor = 0x1000;
 
+/** Errors of a Cluster whose slot map moved on (a failover, a resharding). */
+const redirected = /^(MOVED|ASK|CLUSTERDOWN|TRYAGAIN) /;
+
+/**
+ * Declares the shard's data lost: a new epoch, unless another client already gave it one, and the
+ * hold. KEYS: epoch, hold. ARGV: the epoch the caller saw, a fresh epoch, the hold in ms.
+ */
+const loseScript = `
+local current = redis.call('GET', KEYS[1])
+if current == false or current == ARGV[1] then
+  current = ARGV[2]
+  redis.call('SET', KEYS[1], current)
+end
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[3], 'NX')
+return {current, redis.call('PTTL', KEYS[2])}`;
+
 /**
  * One shard: a BullMQ queue plus the few Redis keys BullMQ has no notion of (the per-key failure
- * count, the Redis-loss epoch and hold). All of them share the shard's hash tag.
+ * count, the Redis-loss epoch, hold and mark). All of them share the shard's hash tag.
+ *
+ * Replication: what the queue relies on is written, then confirmed on every online replica of the
+ * shard's primary with WAIT before it is acted on (a consumer's claim of a key before the run, a
+ * producer's adds before they count as done). A failover then cannot undo it, unless the promoted
+ * replica was not online at the time; the mark catches that case (see ResetDetector).
  *
  * A key is at most one BullMQ run job (deduplication id = key, keepLastIfActive: an add while it
  * runs is kept as its next job) and at most one timer job (a delayed job that adds the key when
@@ -58,6 +101,10 @@ export class ShardQueue {
   readonly keys: ShardKeys;
   /** Prefix of BullMQ's own keys of this queue (`<prefix>:<queue>:`). */
   private readonly base: string;
+  /** Online replicas of the shard's primary when last looked (ROLE): what WAIT waits for. */
+  private replicas = 0;
+  /** How long a WAIT may take before the write counts as not replicated. */
+  private readonly waitMs: number;
 
   constructor(
     readonly shard: number,
@@ -75,6 +122,7 @@ export class ShardQueue {
       streams: { events: { maxLen: eventsMaxLen } },
     });
     this.queue.on('error', onError);
+    this.waitMs = Math.max(100, Math.min(1_000, Math.floor(options.lockDurationMs / 4)));
   }
 
   /**
@@ -199,39 +247,77 @@ export class ShardQueue {
   }
 
   /**
-   * The shard's epoch (written if missing) and the hold left. When the caller had seen another
-   * epoch, Redis lost the shard's data, runs in flight may still be going without a lock, so the
-   * shard is held for one lock duration; the first to notice sets the hold.
+   * The shard's epoch (written if missing) and the hold left; learns the replicas of the shard's
+   * primary. When the caller had seen another epoch, Redis lost the shard's data, runs in flight
+   * may still be going without a lock, so the shard is held for one lock duration; the first to
+   * notice sets the hold. A mark below the one the caller saw confirmed means a failover lost
+   * confirmed writes: the shard's data is declared lost (a new epoch that every client notices).
    */
-  async checkEpoch(fresh: string, seen: string): Promise<{ epoch: string; holdMs: number }> {
-    const [epoch, holdMs] = await this.read((p) =>
-      p.set(this.keys.epoch, fresh, 'NX').get(this.keys.epoch).pttl(this.keys.hold),
-    ).then(([, e, h]) => [String(e), Number(h)] as const);
-    if (seen === '' || seen === epoch) return { epoch, holdMs: Math.max(0, holdMs) };
-    await this.client.set(this.keys.hold, '1', 'PX', this.options.lockDurationMs, 'NX');
-    return { epoch, holdMs: Math.max(0, Number(await this.client.pttl(this.keys.hold))) };
+  async checkEpoch(fresh: string, seen: Seen): Promise<EpochCheck> {
+    const [, epochReply, holdReply, markReply, role] = await this.read((p) =>
+      p
+        .set(this.keys.epoch, fresh, 'NX')
+        .get(this.keys.epoch)
+        .pttl(this.keys.hold)
+        .get(this.keys.mark)
+        .call('ROLE'),
+    );
+    this.noteRole(role);
+    const epoch = String(epochReply);
+    if (seen.epoch !== '' && seen.epoch !== epoch) {
+      await this.client.set(this.keys.hold, '1', 'PX', this.options.lockDurationMs, 'NX');
+      return { epoch, holdMs: Math.max(0, Number(await this.client.pttl(this.keys.hold))) };
+    }
+    if (Number(markReply ?? 0) < seen.mark) return this.lose(seen.epoch, fresh);
+    return { epoch, holdMs: Math.max(0, Number(holdReply)) };
   }
 
   /**
-   * The epoch, the hold and the key's failure count, in one round trip before a run; the epoch
-   * is written (and compared with `seen`) only when it is missing or differs.
+   * Writes the mark after the caller's writes to this shard and waits for every online replica to
+   * hold them. A mark not above the one the caller saw confirmed means the primary lost confirmed
+   * writes: the shard is declared lost and the new epoch and hold are returned with it.
    */
-  async runStart(key: string, fresh: string, seen: string): Promise<RunStart> {
-    const [epoch, holdMs, failures, failedJob] = await this.read((p) =>
-      p
+  async confirmWrites(fresh: string, seen: Seen): Promise<WriteConfirmation> {
+    const replicas = this.replicas;
+    const [mark, acked] = await this.read((p) =>
+      replicas > 0
+        ? p.incr(this.keys.mark).call('WAIT', replicas, this.waitMs)
+        : p.incr(this.keys.mark),
+    );
+    return {
+      mark: Number(mark),
+      replicated: await this.replicated(replicas, acked),
+      ...(Number(mark) <= seen.mark && (await this.lose(seen.epoch, fresh))),
+    };
+  }
+
+  /**
+   * Before a run, in one round trip: the mark written after the claim of the key, the epoch, the
+   * hold, the key's failure count, and the replicas' acknowledgement of the claim. The epoch is
+   * written (and compared with `seen`) only when it is missing or differs.
+   */
+  async runStart(key: string, fresh: string, seen: Seen): Promise<RunStart> {
+    const replicas = this.replicas;
+    const [mark, epoch, holdMs, failures, failedJob, acked] = await this.read((p) => {
+      p.incr(this.keys.mark)
         .get(this.keys.epoch)
         .pttl(this.keys.hold)
         .hget(this.keys.fail, key)
-        .hget(this.keys.failedJob, key),
-    );
-    const start = {
+        .hget(this.keys.failedJob, key);
+      return replicas > 0 ? p.call('WAIT', replicas, this.waitMs) : p;
+    });
+    const start: RunStart = {
       epoch: String(epoch),
       holdMs: Number(holdMs),
       failures: Number(failures ?? 0),
       failedJob: failedJob === null ? undefined : String(failedJob),
+      mark: Number(mark),
+      replicated: await this.replicated(replicas, acked),
     };
-    if (epoch === null || (seen !== '' && seen !== start.epoch)) {
+    if (epoch === null || (seen.epoch !== '' && seen.epoch !== start.epoch)) {
       Object.assign(start, await this.checkEpoch(fresh, seen));
+    } else if (start.mark <= seen.mark) {
+      Object.assign(start, await this.lose(seen.epoch, fresh));
     }
     start.holdMs = Math.max(0, start.holdMs);
     return start;
@@ -276,6 +362,42 @@ export class ShardQueue {
     await this.queue.remove(id).catch(() => 0);
   }
 
+  /**
+   * Whether a WAIT for `asked` replicas was answered by enough of them. When it was not, a replica
+   * may have gone away since the replicas were counted: count them again and, if some are left
+   * that did not answer, wait for them once more on the same connection.
+   */
+  private async replicated(asked: number, acked: unknown): Promise<boolean> {
+    if (Number(acked ?? 0) >= asked) return true;
+    const [, role] = await this.read((p) => p.exists(this.keys.epoch).call('ROLE'));
+    this.noteRole(role);
+    if (Number(acked) >= this.replicas) return true;
+    const [, again] = await this.read((p) =>
+      p.exists(this.keys.epoch).call('WAIT', this.replicas, this.waitMs),
+    );
+    return Number(again) >= this.replicas;
+  }
+
+  /** ROLE of the shard's primary: `['master', offset, [[host, port, offset], ...]]`. */
+  private noteRole(role: unknown): void {
+    if (Array.isArray(role) && role[0] === 'master' && Array.isArray(role[2])) {
+      this.replicas = role[2].length;
+    }
+  }
+
+  private async lose(seen: string, fresh: string): Promise<EpochCheck> {
+    const [epoch, holdMs] = (await this.client.eval(
+      loseScript,
+      2,
+      this.keys.epoch,
+      this.keys.hold,
+      seen,
+      fresh,
+      this.options.lockDurationMs,
+    )) as [string, number];
+    return { epoch, holdMs: Math.max(0, holdMs) };
+  }
+
   private dedupKey(kind: 'run' | 'timer', key: string): string {
     return `${this.base}de:${dedupId(kind, key)}`;
   }
@@ -284,13 +406,23 @@ export class ShardQueue {
     return `${this.base}dn:${dedupId('run', key)}`;
   }
 
-  /** One pipeline over keys of this shard (one slot, so valid on a Cluster); replies in order. */
+  /**
+   * One pipeline over keys of this shard (one slot, so valid on a Cluster, where commands without
+   * a key such as WAIT and ROLE go to the same node); replies in order. ioredis does not follow a
+   * Cluster's redirections for a pipeline holding such commands (it cannot tell whether resending
+   * them is safe), so a redirection fails the call and refreshes the slot map for the retry.
+   */
   private async read(
     build: (p: ReturnType<RedisClient['pipeline']>) => ReturnType<RedisClient['pipeline']>,
   ): Promise<(string | number | null)[]> {
     const replies = (await build(this.client.pipeline()).exec()) ?? [];
     return replies.map(([err, value]) => {
-      if (err) throw err;
+      if (err) {
+        if (this.client instanceof Cluster && redirected.test(err.message)) {
+          this.client.refreshSlotsCache();
+        }
+        throw err;
+      }
       return value as string | number | null;
     });
   }

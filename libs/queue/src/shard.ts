@@ -47,6 +47,11 @@ export interface ShardKeys {
   hold: string;
   /** STRING the newest leader term that wrote to the shard; older terms' writes are refused. */
   fence: string;
+  /**
+   * STRING counter every client increments after its writes and before it waits for the replicas:
+   * a primary whose counter is below a value a client saw confirmed has lost confirmed writes.
+   */
+  mark: string;
 }
 
 export function shardKeys(prefix: string, name: string, shard: number): ShardKeys {
@@ -64,6 +69,7 @@ export function shardKeys(prefix: string, name: string, shard: number): ShardKey
     epoch: `${own}epoch`,
     hold: `${own}hold`,
     fence: `${own}fence`,
+    mark: `${own}mark`,
   };
 }
 

@@ -31,33 +31,43 @@ export class WorkQueue extends QueueBase<QueueEvents> {
     this.watchForReset(Array.from({ length: this.options.shards }, (_, i) => i));
   }
 
-  /** Makes the key due now. Resolves true if it became pending, false if it already was. */
+  /**
+   * Makes the key due now. Resolves true if it became pending, false if it already was, once every
+   * online replica holds the add (see addBulk).
+   */
   async add(key: string, options: AddOptions = {}): Promise<boolean> {
-    const pending = await this.shardQueue(this.shardOf(requireKey(key))).add(
-      key,
-      options.priority === 'low',
-      true,
-      options.term,
-    );
-    if (pending) this.metrics?.incAdds(1);
+    const since = this.changes.current;
+    const pending = await this.addOne(requireKey(key), options);
+    await this.confirmWrites([this.shardOf(key)], since);
     return pending;
   }
 
-  /** Adds many keys, low priority unless told otherwise; resolves how many became pending. */
+  /**
+   * Adds many keys, low priority unless told otherwise; resolves how many became pending. Resolves
+   * only once every online replica of the keys' primaries holds the adds (and whatever this
+   * client, or another connection before them, wrote to those primaries earlier, such as the
+   * keys' snapshots): a failover after that cannot lose them. Rejects with NotReplicatedError
+   * when that cannot be confirmed; adding the keys again is then the right thing to do.
+   */
   async addBulk(
     keys: Iterable<string>,
     options: AddOptions = { priority: 'low' },
   ): Promise<number> {
     const all = [...keys].map(requireKey);
+    const since = this.changes.current;
     let next = 0;
     let pending = 0;
     const lane = async (): Promise<void> => {
       while (next < all.length) {
         const key = all[next++] as string;
-        if (await this.add(key, options)) pending++;
+        if (await this.addOne(key, options)) pending++;
       }
     };
     await Promise.all(Array.from({ length: Math.min(bulkParallelism, all.length) }, lane));
+    await this.confirmWrites(
+      all.map((key) => this.shardOf(key)),
+      since,
+    );
     return pending;
   }
 
@@ -80,10 +90,12 @@ export class WorkQueue extends QueueBase<QueueEvents> {
       await this.add(key);
       return;
     }
+    const since = this.changes.current;
     const shard = this.shardQueue(this.shardOf(requireKey(key)));
     this.metrics?.incRetries();
     if (await shard.isWaiting(key)) return;
     await shard.addTimer(key, delayMs);
+    await this.confirmWrites([shard.shard], since);
   }
 
   /** Adds the key after its per-key exponential backoff and counts one more failure. */
@@ -106,6 +118,17 @@ export class WorkQueue extends QueueBase<QueueEvents> {
   /** Keys due now and waiting for a consumer, over all shards (client-go Len). */
   async len(): Promise<number> {
     return (await this.depth()).reduce((total, d) => total + d.ready, 0);
+  }
+
+  private async addOne(key: string, options: AddOptions): Promise<boolean> {
+    const pending = await this.shardQueue(this.shardOf(key)).add(
+      key,
+      options.priority === 'low',
+      true,
+      options.term,
+    );
+    if (pending) this.metrics?.incAdds(1);
+    return pending;
   }
 
   async close(): Promise<void> {

@@ -1,8 +1,17 @@
 import { Cluster, Redis } from 'ioredis';
-import { startRedisServer, startRedisCluster } from '#testing';
+import {
+  startRedisServer,
+  startRedisCluster,
+  startRedisSentinel,
+  type RedisCluster,
+  type RedisSentinel,
+} from '#testing';
 import type { RedisConnectionConfig } from '../src/index.js';
 
-/** A Redis the queue tests run against: one server, or a 3-primary Cluster. */
+/**
+ * A Redis the queue tests run against: one server, a 3-primary Cluster with a replica per
+ * primary, or a primary with a replica behind a Sentinel.
+ */
 export interface Backend {
   readonly kind: BackendKind;
   readonly connection: RedisConnectionConfig;
@@ -10,13 +19,27 @@ export interface Backend {
   client(): Redis | Cluster;
   /** Present for the single server: kill it and start an empty one on the same port. */
   restartEmpty?: () => Promise<void>;
+  /** Present for the Cluster. */
+  cluster?: RedisCluster;
+  /** Present for Sentinel. */
+  sentinel?: RedisSentinel;
   stop(): Promise<void>;
 }
 
-export type BackendKind = 'standalone' | 'cluster';
-export const backendKinds: BackendKind[] = ['standalone', 'cluster'];
+export type BackendKind = 'standalone' | 'cluster' | 'sentinel';
+export const backendKinds: BackendKind[] = ['standalone', 'cluster', 'sentinel'];
 
-export async function startBackend(kind: BackendKind): Promise<Backend> {
+export interface BackendOptions {
+  /** cluster-node-timeout of the Cluster (its failure detection). */
+  readonly nodeTimeoutMs?: number;
+  /** Sentinel: the data nodes require this password. */
+  readonly password?: string;
+}
+
+export async function startBackend(
+  kind: BackendKind,
+  options: BackendOptions = {},
+): Promise<Backend> {
   const clients: (Redis | Cluster)[] = [];
   const track = <C extends Redis | Cluster>(client: C): C => {
     clients.push(client);
@@ -37,11 +60,30 @@ export async function startBackend(kind: BackendKind): Promise<Backend> {
       },
     };
   }
-  const cluster = await startRedisCluster(3);
+  if (kind === 'sentinel') {
+    const sentinel = await startRedisSentinel({ replicas: 1, password: options.password });
+    const redis = {
+      sentinels: sentinel.sentinels,
+      name: sentinel.masterName,
+      ...(options.password && { password: options.password }),
+    };
+    return {
+      kind,
+      connection: { redis },
+      client: () => track(new Redis({ ...redis, failoverDetector: true })),
+      sentinel,
+      async stop() {
+        closeClients();
+        await sentinel.stop();
+      },
+    };
+  }
+  const cluster = await startRedisCluster(3, { replicas: 1, nodeTimeoutMs: options.nodeTimeoutMs });
   return {
     kind,
     connection: { cluster: { nodes: cluster.nodes } },
     client: () => track(new Cluster(cluster.nodes)),
+    cluster,
     async stop() {
       closeClients();
       await cluster.stop();

@@ -28,8 +28,12 @@ export interface ConsumerProcessConfig {
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as ConsumerProcessConfig;
-const { url, cluster } = config.queue.connection;
-const data = cluster ? new Cluster(cluster.nodes) : new Redis(url ?? '');
+const { url, redis, cluster } = config.queue.connection;
+const data = cluster
+  ? new Cluster(cluster.nodes)
+  : url !== undefined
+    ? new Redis(url)
+    : new Redis({ ...redis });
 const markerMs = Math.floor((config.queue.lockDurationMs ?? 30_000) / 2);
 let runs = 0;
 

@@ -1,3 +1,5 @@
+import { Cluster } from 'ioredis';
+
 export type Probe = 'liveness' | 'readiness';
 export type CheckDetails = Readonly<Record<string, unknown>>;
 
@@ -47,15 +49,51 @@ export interface PingableRedis {
 }
 
 /**
- * Readiness from the shared ioredis connection: down at once while it is reconnecting (rather
- * than queueing a ping that would only time out), otherwise a PING must answer.
+ * Readiness from the shared ioredis client: down at once while it is reconnecting (rather than
+ * queueing a ping that would only time out), otherwise a PING must answer. A Sentinel-managed
+ * primary is one connection that ioredis moves to the new primary after a failover. For a Cluster,
+ * every hash slot must have a primary this process is connected to and every such primary must
+ * answer: one dead primary makes the process not ready until its replica took over and the slot
+ * map was refreshed, because the keys of its shards can be neither added nor run until then.
  */
-export function redisPingCheck(redis: PingableRedis, name = 'redis'): HealthCheck {
+export function redisPingCheck(redis: PingableRedis | Cluster, name = 'redis'): HealthCheck {
   return {
     name,
     async check() {
       if (redis.status !== 'ready') throw new Error(`redis connection is ${redis.status}`);
+      if (redis instanceof Cluster) return pingPrimaries(redis);
       await redis.ping();
     },
   };
 }
+
+async function pingPrimaries(cluster: Cluster): Promise<CheckDetails> {
+  const connected = new Map(
+    cluster.nodes('master').map((node) => [`${node.options.host}:${node.options.port}`, node]),
+  );
+  const owners = new Set<string>();
+  let uncovered = 0;
+  for (let slot = 0; slot < CLUSTER_SLOTS; slot++) {
+    const owner = cluster.slots[slot]?.[0];
+    if (owner === undefined) uncovered++;
+    else owners.add(owner);
+  }
+  if (uncovered > 0)
+    throw new Error(`${uncovered} hash slots of the Redis Cluster have no primary`);
+  for (const owner of owners) {
+    if (!connected.has(owner)) throw new Error(`the Redis Cluster primary ${owner} is gone`);
+  }
+  await Promise.all(
+    [...owners].map((owner) =>
+      connected
+        .get(owner)!
+        .ping()
+        .catch((err: Error) => {
+          throw new Error(`the Redis Cluster primary ${owner} does not answer: ${err.message}`);
+        }),
+    ),
+  );
+  return { primaries: owners.size };
+}
+
+const CLUSTER_SLOTS = 16384;

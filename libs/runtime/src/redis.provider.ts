@@ -1,18 +1,17 @@
-import { Redis } from 'ioredis';
 import type { Provider } from '@nestjs/common';
-import { redisOptions, type CommonConfig } from '#config';
+import { Cluster } from 'ioredis';
+import { redisConnection, type CommonConfig } from '#config';
+import { createRedisClient, type RedisClient } from '#queue';
 import { redisPingCheck, type HealthRegistry } from './health.js';
 import type { Logger } from '#observability';
 import type { ShutdownCoordinator } from './shutdown.js';
 import { CONFIG, HEALTH, LOGGER, SHUTDOWN, REDIS } from './tokens.js';
 
-/** Reconnects fast enough that readiness recovers within a probe period of Redis coming back. */
-const reconnectDelay = (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 5), 2000);
-
 /**
- * The process's shared ioredis connection. Start-up does not wait for Redis: the process comes
- * up, reports not ready and keeps reconnecting, because a Redis outage delays work, it must not
- * crash-loop the pods.
+ * The process's shared Redis client (the snapshots), in the configured mode: one server, a
+ * Sentinel-managed primary or a Cluster. Start-up does not wait for Redis: the process comes up,
+ * reports not ready and keeps reconnecting, because a Redis outage or failover delays work, it
+ * must not crash-loop the pods.
  */
 export const redisProvider: Provider = {
   provide: REDIS,
@@ -22,14 +21,15 @@ export const redisProvider: Provider = {
     logger: Logger,
     health: HealthRegistry,
     shutdown: ShutdownCoordinator,
-  ): Redis => {
-    const log = logger.child({ component: 'redis', address: config.redis.address });
-    const redis = new Redis(
-      redisOptions(config.redis, {
-        connectionName: config.podName,
-        retryStrategy: reconnectDelay,
-      }),
-    );
+  ): RedisClient => {
+    const log = logger.child({
+      component: 'redis',
+      mode: config.redis.mode,
+      address: config.redis.address,
+    });
+    const redis = createRedisClient(redisConnection(config.redis), {
+      connectionName: config.podName,
+    });
     logConnectionChanges(redis, log);
     health.register(redisPingCheck(redis));
     shutdown.onShutdown('close', 'redis', () => closeRedis(redis));
@@ -37,21 +37,33 @@ export const redisProvider: Provider = {
   },
 };
 
-function logConnectionChanges(redis: Redis, log: Logger): void {
+function logConnectionChanges(redis: RedisClient, log: Logger): void {
   let lastError: string | undefined;
   redis.on('ready', () => {
     lastError = undefined;
     log.info('redis connected');
   });
   // Without a listener ioredis would crash the process; one line per distinct failure, not per retry.
-  redis.on('error', (err: Error) => {
+  const failed = (err: Error) => {
     if (err.message === lastError) return;
     lastError = err.message;
     log.warn('redis connection failed; retrying', { err });
-  });
+  };
+  redis.on('error', failed);
+  if (redis instanceof Cluster) {
+    redis.on('node error', failed);
+    redis.on('+node', (node: { options: { host?: string; port?: number } }) =>
+      log.debug('redis cluster node added', { node: `${node.options.host}:${node.options.port}` }),
+    );
+    redis.on('-node', (node: { options: { host?: string; port?: number } }) =>
+      log.info('redis cluster node dropped', {
+        node: `${node.options.host}:${node.options.port}`,
+      }),
+    );
+  }
 }
 
-async function closeRedis(redis: Redis): Promise<void> {
+async function closeRedis(redis: RedisClient): Promise<void> {
   if (redis.status !== 'ready') {
     redis.disconnect();
     return;

@@ -1,8 +1,8 @@
 /**
  * Injection tokens of what every operator process shares. Inject with `@Inject(LOGGER)` etc.;
- * the types are Logger, OperatorMetrics, HealthRegistry, ShutdownCoordinator, ioredis `Redis`,
- * KubeConnection,
- * and the app's WatcherConfig or WorkerConfig.
+ * the types are Logger, OperatorMetrics, HealthRegistry, ShutdownCoordinator, RedisClient (an
+ * ioredis Redis or Cluster, as the REDIS_* variables choose), KubeConnection, and the app's
+ * WatcherConfig or WorkerConfig.
  */
 export const CONFIG = Symbol('operator.config');
 export const LOGGER = Symbol('operator.logger');

@@ -6,3 +6,6 @@ export * from './redis-cluster.js';
 export * from './operator-system.js';
 export * from './command.js';
 export * from './tcp-proxy.js';
+export * from './redis-sentinel.js';
+export * from './redis-deployment.js';
+export * from './redis-faults.js';

@@ -12,7 +12,13 @@ import {
 import { runCommand, type CommandResult } from './command.js';
 import { freePort } from './ports.js';
 import { startProcess, type ManagedProcess } from './process.js';
-import { startRedisServer, type RedisServer } from './redis-server.js';
+import type { RedisServer } from './redis-server.js';
+import {
+  externalRedis,
+  startRedisDeployment,
+  type RedisDeployment,
+  type RedisMode,
+} from './redis-deployment.js';
 
 /** The namespace and ServiceAccounts the Helm chart creates (config/rbac is generated from the same rules). */
 export const OPERATOR_NAMESPACE = 'backupjob-operator-system';
@@ -36,6 +42,10 @@ export interface OperatorSystemOptions {
   installCrd?: boolean;
   /** Use this Redis instead of starting a private one. */
   redisUrl?: string;
+  /** Use this Redis, in any mode (the caller stops it), instead of starting a private one. */
+  redisDeployment?: RedisDeployment;
+  /** The mode of the private Redis (default standalone): one server, a Cluster, or Sentinel. */
+  redisMode?: RedisMode;
   emulator?: EmulatorOptions;
   /** Extra environment for every operator process (e.g. shorter lease timings). */
   env?: Record<string, string>;
@@ -66,8 +76,14 @@ export function runKubectl(
 
 export interface OperatorSystem {
   readonly emulator: Emulator;
+  /** REDIS_URL of a standalone Redis; '' in the other modes (see redisDeployment). */
   readonly redisUrl: string;
+  /** The private standalone server, when the system started one. */
   readonly redis: RedisServer | undefined;
+  /** The Redis the processes use, in whichever mode. */
+  readonly redisDeployment: RedisDeployment;
+  /** The queue as the processes are configured: its name and number of shards. */
+  readonly queue: { readonly name: string; readonly shards: number };
   /** Admin kubeconfig file, for kubectl and test assertions. */
   readonly kubeconfigPath: string;
   readonly watchers: ManagedProcess[];
@@ -115,16 +131,21 @@ export async function startOperatorSystem(
     // After the caller's options: the operator's own namespace must exist whatever else is asked.
     namespaces: [OPERATOR_NAMESPACE, ...(options.emulator?.namespaces ?? [])],
   });
-  let redis: RedisServer | undefined;
+  let deployment: RedisDeployment;
   try {
-    redis = options.redisUrl ? undefined : await startRedisServer();
+    deployment =
+      options.redisDeployment ??
+      (options.redisUrl
+        ? externalRedis({ REDIS_URL: options.redisUrl })
+        : await startRedisDeployment(options.redisMode ?? 'standalone'));
   } catch (err) {
     // The caller gets no system to stop: a listening emulator would keep its process alive.
     await emulator.stop();
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  const redisUrl = options.redisUrl ?? redis!.url;
+  const ownsRedis = !options.redisDeployment && !options.redisUrl;
+  const redisUrl = deployment.env.REDIS_URL ?? '';
   const kubeconfigPath = join(dir, 'admin.kubeconfig');
   writeFileSync(kubeconfigPath, emulator.kubeconfig);
 
@@ -158,7 +179,7 @@ export async function startOperatorSystem(
       args: [ENTRY_POINTS[component]],
       env: {
         KUBECONFIG: kubeconfigs[component],
-        REDIS_URL: redisUrl,
+        ...deployment.env,
         METRICS_PORT: String(metrics),
         HEALTH_PORT: String(health),
         METRICS_BIND_ADDRESS: '127.0.0.1',
@@ -180,10 +201,13 @@ export async function startOperatorSystem(
   for (let i = 0; i < (options.watchers ?? 2); i++) await launch('watcher');
   for (let i = 0; i < (options.workers ?? 2); i++) await launch('worker');
 
+  const env: Record<string, string> = { QUEUE_SHARDS: '4', ...options.env };
   return {
     emulator,
     redisUrl,
-    redis,
+    redis: ownsRedis ? deployment.server : undefined,
+    redisDeployment: deployment,
+    queue: { name: env.QUEUE_NAME ?? 'backupjob', shards: Number(env.QUEUE_SHARDS) },
     kubeconfigPath,
     watchers,
     workers,
@@ -198,7 +222,7 @@ export async function startOperatorSystem(
     async stop() {
       await Promise.all([...watchers, ...workers].map((p) => p.stop('SIGTERM')));
       await emulator.stop();
-      await redis?.stop();
+      if (ownsRedis) await deployment.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

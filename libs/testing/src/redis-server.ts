@@ -8,52 +8,119 @@ import { freePort } from './ports.js';
 export interface RedisServer {
   readonly port: number;
   readonly url: string;
+  /** Whether the process is up (false after kill or stop). */
+  readonly running: boolean;
   /** Kills the server (SIGKILL) and starts an empty one on the same port: a Redis that lost its data. */
   restartEmpty(): Promise<void>;
+  /** Kills the server (SIGKILL) and leaves it dead: a crashed host. */
+  kill(): Promise<void>;
+  /** Freezes the process (SIGSTOP): it keeps its sockets but answers nothing until resumed. */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
+}
+
+/** TLS on the server's only port (rediss://), with a certificate that is its own CA. */
+export interface RedisTls {
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+export interface RedisServerOptions {
+  /** requirepass: clients must authenticate (replicas too: masterauth is set to the same). */
+  readonly password?: string;
+  /** TLS only (rediss://), with this certificate and key (PEM files); no client certificates. */
+  readonly tls?: RedisTls;
+  /** Start as a replica of the server on this port. */
+  readonly replicaOf?: number;
 }
 
 /**
  * Starts a private redis-server on a free loopback port so a test owns its data and can kill or
  * restart it without touching the machine's shared Redis.
  */
-export interface RedisServerOptions {
-  /** requirepass: clients must authenticate. */
-  readonly password?: string;
-  /** TLS only (rediss://), with this certificate and key (PEM files); no client certificates. */
-  readonly tls?: { readonly certFile: string; readonly keyFile: string };
-}
-
 export async function startRedisServer(
   extraArgs: string[] = [],
   options: RedisServerOptions = {},
 ): Promise<RedisServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'redis-'));
-  const { tls, password } = options;
-  const args = [
-    ...(password ? ['--requirepass', password] : []),
-    ...(tls ? ['--port', '0', '--tls-port', String(port), '--tls-auth-clients', 'no'] : []),
-    ...(tls ? ['--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile] : []),
-    ...extraArgs,
-  ];
-  const probe: RedisOptions = {
-    ...(password && { password }),
-    ...(tls && { tls: { rejectUnauthorized: false } }),
-  };
+  const args = [...serverAuthArgs(options, port), ...extraArgs];
+  const probe = probeOptions(options);
   let child: ChildProcess = await launch(port, dir, args, probe);
   return {
     port,
-    url: `${tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
+    url: `${options.tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
+    get running() {
+      return child.exitCode === null && child.signalCode === null;
+    },
     async restartEmpty() {
       await kill(child);
       child = await launch(port, dir, args, probe);
     },
+    kill: () => kill(child),
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
     async stop() {
       await kill(child);
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Arguments for a data node on `port` that needs a password, TLS or a primary. */
+export function serverAuthArgs(options: RedisServerOptions, port: number): string[] {
+  const { tls, password, replicaOf } = options;
+  return [
+    ...(password ? ['--requirepass', password, '--masterauth', password] : []),
+    ...(tls
+      ? [
+          ...['--port', '0', '--tls-port', String(port), '--tls-auth-clients', 'no'],
+          '--tls-replication',
+          'yes',
+          ...['--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile],
+          ...['--tls-ca-cert-file', tls.certFile],
+        ]
+      : []),
+    ...(replicaOf !== undefined ? ['--replicaof', '127.0.0.1', String(replicaOf)] : []),
+  ];
+}
+
+/** ioredis options that reach a server started with these options (self-signed TLS accepted). */
+export function probeOptions(options: RedisServerOptions): RedisOptions {
+  return {
+    ...(options.password && { password: options.password }),
+    ...(options.tls && { tls: { rejectUnauthorized: false } }),
+  };
+}
+
+/** A short-lived client to one server (ports on 127.0.0.1) for an admin command or a probe. */
+export async function withRedis<T>(
+  options: RedisOptions,
+  use: (client: Redis) => Promise<T>,
+): Promise<T> {
+  const client = new Redis({
+    host: '127.0.0.1',
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    ...options,
+  });
+  // A refused connection surfaces as the rejected command; the event would only repeat it.
+  client.on('error', () => undefined);
+  try {
+    return await use(client);
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** withRedis for a data node started with these options (password, TLS). */
+export function withServer<T>(
+  port: number,
+  options: RedisServerOptions,
+  use: (client: Redis) => Promise<T>,
+): Promise<T> {
+  return withRedis({ port, ...probeOptions(options) }, use);
 }
 
 async function launch(

@@ -43,6 +43,8 @@ export const CI_VALUES = [
   'ha-off-values.yaml',
   'monitoring-autoscaling-netpol-values.yaml',
   'external-redis-tls-values.yaml',
+  'redis-cluster-values.yaml',
+  'redis-sentinel-values.yaml',
   'keda-values.yaml',
 ].map((file) => `${CHART}/ci/${file}`);
 

@@ -4,8 +4,9 @@ import {
   type OperatorSystemOptions,
   type ManagedProcess,
 } from '#testing';
-import { eventually, metricValue, scrapeMetrics } from '../../e2e/support.js';
+import { eventually, metricValue, scrapeMetrics, USERS } from '../../e2e/support.js';
 import { Fleet, NAMESPACE } from './fleet.js';
+import { reconcileRuns } from './reconcile-log.js';
 
 /**
  * Short timings so faults resolve in seconds: a standby takes over a dead leader's Lease after
@@ -119,4 +120,31 @@ export async function lineTime(
     return Date.parse((JSON.parse(l) as { time: string }).time) >= after;
   }, timeoutMs);
   return Date.parse((JSON.parse(line) as { time: string }).time);
+}
+
+/**
+ * Churn with reconciles in flight, the ground most faults are injected on: the workers' API calls
+ * take 300 ms, so a fault injected next lands while some reconciles run, and 30 BackupJobs are
+ * created while random specs change. Resolves once a reconcile has been going for 100 ms; `stop`
+ * ends the churn and the latency.
+ */
+export async function churnWithReconcilesInFlight(
+  fs: FaultSystem,
+): Promise<{ stop(): Promise<void> }> {
+  const { sys, fleet } = fs;
+  const slow = sys.emulator.faults.addLatency({ match: { user: USERS.worker }, fixedMs: 300 });
+  const load = fleet.startLoad({ creates: 30 });
+  await eventually('the load to be under way', () => fleet.names.length >= 25);
+  await eventually(
+    'a reconcile in flight',
+    () => reconcileRuns(sys.workers).some((r) => !r.ended && Date.now() - r.start > 100),
+    30_000,
+    20,
+  );
+  return {
+    async stop() {
+      await load.stop();
+      sys.emulator.faults.remove(slow);
+    },
+  };
 }
