@@ -1,4 +1,9 @@
-import type { ManagedProcess, OperatorSystem } from '#testing';
+import {
+  failOverRedisPrimary,
+  type ManagedProcess,
+  type OperatorSystem,
+  type RedisMode,
+} from '#testing';
 import { jsonLines, USERS } from '../e2e/support.js';
 import type { Rng } from './rng.js';
 import type { Supervisor } from './supervisor.js';
@@ -20,6 +25,8 @@ export interface FaultContext {
  */
 export interface Fault {
   readonly name: string;
+  /** The Redis modes it applies to; all when absent. */
+  readonly modes?: readonly RedisMode[];
   inject(ctx: FaultContext): Promise<string | undefined>;
 }
 
@@ -79,9 +86,21 @@ export const FAULTS: readonly Fault[] = [
   },
   {
     name: 'redis-restart',
+    modes: ['standalone'],
     async inject({ sys }) {
       await sys.redis!.restartEmpty();
       return 'Redis restarted empty';
+    },
+  },
+  {
+    name: 'redis-failover',
+    modes: ['cluster', 'sentinel'],
+    async inject({ sys }) {
+      // Each killed primary stays down: once no primary has a replica left, there is none to do.
+      const done = await failOverRedisPrimary(sys).catch(() => undefined);
+      if (!done) return undefined;
+      const shard = done.shard === undefined ? '' : ` (serving shard ${done.shard})`;
+      return `${done.mode} primary on ${done.killed}${shard} SIGKILLed, ${done.promoted} promoted`;
     },
   },
   {
@@ -140,14 +159,20 @@ export const FAULTS: readonly Fault[] = [
   },
 ];
 
-/** The faults named in `names` ('all' for every one); an unknown name is an error that lists them. */
-export function selectFaults(names: readonly string[]): Fault[] {
-  if (names.length === 0 || names.includes('all')) return [...FAULTS];
+/**
+ * The faults named in `names` ('all' for every one that applies to the Redis mode); an unknown
+ * name, or one that does not apply to the mode, is an error that says so.
+ */
+export function selectFaults(names: readonly string[], mode: RedisMode): Fault[] {
+  const applies = (f: Fault) => !f.modes || f.modes.includes(mode);
+  if (names.length === 0 || names.includes('all')) return FAULTS.filter(applies);
   return names.map((name) => {
     const fault = FAULTS.find((f) => f.name === name);
     if (!fault) {
       throw new Error(`unknown fault "${name}"; known: ${FAULTS.map((f) => f.name).join(', ')}`);
     }
+    if (!applies(fault))
+      throw new Error(`fault "${name}" needs Redis ${fault.modes?.join(' or ')}`);
     return fault;
   });
 }

@@ -15,7 +15,7 @@ if (options.help) {
 }
 console.log(
   `soak: seed ${options.seed}, ${options.durationMs / 1000} s, faults ${options.faults.join(',')}, ` +
-    `${options.backupJobs} BackupJobs, ${options.watchers} watchers, ${options.workers} workers`,
+    `${options.backupJobs} BackupJobs, ${options.watchers} watchers, ${options.workers} workers, Redis ${options.redis}`,
 );
 try {
   const { faults, violations } = await runSoak(options, (line) => console.log(line));

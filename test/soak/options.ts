@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { parseDuration } from '#config';
+import type { RedisMode } from '#testing';
 import { FAULTS } from './faults.js';
 
 export interface SoakOptions {
@@ -9,13 +10,15 @@ export interface SoakOptions {
   readonly backupJobs: number;
   readonly watchers: number;
   readonly workers: number;
+  /** The Redis the operator runs on (its failover is in the fault mix when not standalone). */
+  readonly redis: RedisMode;
   /** How long after the faults stop every BackupJob has to be right: the stated bound. */
   readonly convergeWithinMs: number;
   readonly help: boolean;
 }
 
 export const USAGE = `usage: npm run soak -- [--duration D] [--seed N] [--faults a,b,...] [--backupjobs N]
-                       [--watchers N] [--workers N] [--converge-within D]
+                       [--watchers N] [--workers N] [--redis MODE] [--converge-within D]
 
 Runs the whole operator (watchers and workers as processes, the API emulator, a private Redis)
 while BackupJob specs churn (changes, A→B→A flips, deletes and re-creates) and faults are injected
@@ -30,6 +33,9 @@ precondition. Prints each violation with the object's history, ends with
   --backupjobs N        BackupJobs at the start (default 20)
   --watchers N          watcher processes (default 2)
   --workers N           worker processes (default 3)
+  --redis MODE          standalone (default), cluster (3 primaries with a replica each) or
+                        sentinel (a primary and a replica); redis-restart needs standalone,
+                        redis-failover cluster or sentinel
   --converge-within D   the bound after the faults stop (default 120s)
   -h, --help            this text`;
 
@@ -59,6 +65,7 @@ export function parseSoakArgs(argv: readonly string[], randomSeed: () => number)
       backupjobs: { type: 'string', default: '20' },
       watchers: { type: 'string', default: '2' },
       workers: { type: 'string', default: '3' },
+      redis: { type: 'string', default: 'standalone' },
       'converge-within': { type: 'string', default: '120s' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -74,7 +81,13 @@ export function parseSoakArgs(argv: readonly string[], randomSeed: () => number)
     backupJobs: integer(values.backupjobs, 'backupjobs', 1, 1000),
     watchers: integer(values.watchers, 'watchers', 1, 5),
     workers: integer(values.workers, 'workers', 1, 16),
+    redis: redisMode(values.redis),
     convergeWithinMs: duration(values['converge-within'], 'converge-within'),
     help: values.help,
   };
+}
+
+function redisMode(value: string): RedisMode {
+  if (value === 'standalone' || value === 'cluster' || value === 'sentinel') return value;
+  throw new Error(`--redis must be one of standalone, cluster, sentinel, got "${value}"`);
 }

@@ -35,10 +35,11 @@ export async function runSoak(
   print: (line: string) => void,
 ): Promise<SoakResult> {
   const rng = new Rng(options.seed);
-  const faults = selectFaults(options.faults);
+  const faults = selectFaults(options.faults, options.redis);
   const sys = await startOperatorSystem({
     watchers: options.watchers,
     workers: options.workers,
+    redisMode: options.redis,
     env: FAULT_ENV,
     emulator: { namespaces: [NAMESPACE], requestLogSize: 1_000_000 },
   });

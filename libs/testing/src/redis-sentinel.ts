@@ -108,6 +108,11 @@ function sentinelHandle(
     },
     async killPrimary() {
       const killed = await handle.primaryPort();
+      // As on a Cluster: no failover without a running replica to promote; killing the last
+      // server would be an outage, not a failover.
+      if (!servers.some((s) => s.running && s.port !== killed)) {
+        throw new Error(`the primary on ${killed} has no running replica to promote`);
+      }
       await servers.find((s) => s.port === killed)!.kill();
       let promoted = killed;
       await eventually(
