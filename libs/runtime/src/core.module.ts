@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
 import type { CommonConfig } from '#config';
 import { HealthRegistry } from './health.js';
 import type { Logger, OperatorMetrics } from '#observability';
@@ -25,6 +26,8 @@ export class OperatorCoreModule {
     return {
       module: OperatorCoreModule,
       global: true,
+      // Its own logger off: a failing check is what readiness logs once, as it changes.
+      imports: [TerminusModule.forRoot({ logger: false })],
       providers: [
         { provide: CONFIG, useValue: context.config },
         { provide: LOGGER, useValue: context.logger },

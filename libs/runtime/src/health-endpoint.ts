@@ -2,13 +2,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import {
   Inject,
   Injectable,
+  ServiceUnavailableException,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import { HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import type { CommonConfig } from '#config';
 import { closeServer, listenOn, type Logger } from '#observability';
 import {
-  DEFAULT_CHECK_TIMEOUT_MS,
+  runHealthCheck,
   type CheckDetails,
   type HealthCheck,
   type HealthRegistry,
@@ -33,48 +35,44 @@ export interface HealthReport {
 
 const PATHS: Readonly<Record<string, Probe>> = { '/healthz': 'liveness', '/readyz': 'readiness' };
 
-/** Runs one check within its timeout; a throw or a timeout is `down` with the reason. */
-async function runCheck(check: HealthCheck): Promise<CheckResult> {
-  const timeoutMs = check.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const abort = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      // Down first: a check that answers its abort must not count as up.
-      reject(new Error(`timeout of ${timeoutMs}ms exceeded`));
-      abort.abort();
-    }, timeoutMs);
-  });
-  const started = Date.now();
-  try {
-    const details = await Promise.race([Promise.resolve(check.check(abort.signal)), timedOut]);
-    return { ...details, responseTime: Date.now() - started, status: 'up' };
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    return { message, responseTime: Date.now() - started, status: 'down' };
-  } finally {
-    clearTimeout(timer);
-  }
+/** @nestjs/terminus's two services, as the endpoint uses them. */
+export interface Terminus {
+  readonly service: HealthCheckService;
+  readonly indicators: HealthIndicatorService;
 }
 
-/** Runs every check of a probe at once: ok when all are up. */
-export async function healthReport(checks: readonly HealthCheck[]): Promise<HealthReport> {
-  const results = await Promise.all(checks.map(runCheck));
-  const report: HealthReport = { status: 'ok', info: {}, error: {}, details: {} };
-  checks.forEach((c, i) => {
-    const result = results[i]!;
-    report.details[c.name] = result;
-    (result.status === 'up' ? report.info : report.error)[c.name] = result;
+/**
+ * Runs every check of a probe at once through @nestjs/terminus, each as a health indicator:
+ * terminus composes the report (`status`, `info`, `error`, `details`) and says whether all are up.
+ * The checks run within their own timeouts first, so a hung dependency never holds a probe.
+ */
+export async function healthReport(
+  terminus: Terminus,
+  checks: readonly HealthCheck[],
+): Promise<HealthReport> {
+  const indicators = checks.map((check) => async () => {
+    const outcome = await runHealthCheck(check);
+    const session = terminus.indicators.check(check.name);
+    return outcome.up
+      ? session.up({ ...outcome.details, responseTime: outcome.responseTime })
+      : session.down({ message: outcome.message, responseTime: outcome.responseTime });
   });
-  return { ...report, status: Object.keys(report.error).length === 0 ? 'ok' : 'error' };
+  try {
+    return (await terminus.service.check(indicators)) as unknown as HealthReport;
+  } catch (err) {
+    // terminus answers "not all up" by throwing the 503 it would send, its body the report.
+    if (err instanceof ServiceUnavailableException) return err.getResponse() as HealthReport;
+    throw err;
+  }
 }
 
 /**
  * /healthz and /readyz on HEALTH_PORT, from the checks registered at the time of the request: 200
  * when every check is up, 503 naming the failing ones under `error`, each with its reason as
- * `message` (the body @nestjs/terminus gave, which an HTTP framework per process is too much to
- * load for). It opens with the app and closes last, after the shutdown chain, so that readiness
- * says "shutting down" while the process drains.
+ * `message`: @nestjs/terminus's report, served with node:http rather than through an HTTP
+ * framework, which a process loading for two paths would pay for at every start. It opens with the
+ * app and closes last, after the shutdown chain, so that readiness says "shutting down" while the
+ * process drains.
  */
 @Injectable()
 export class HealthEndpoint implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -85,6 +83,8 @@ export class HealthEndpoint implements OnApplicationBootstrap, OnApplicationShut
     @Inject(CONFIG) private readonly config: CommonConfig,
     @Inject(HEALTH) private readonly registry: HealthRegistry,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly service: HealthCheckService,
+    private readonly indicators: HealthIndicatorService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -103,7 +103,8 @@ export class HealthEndpoint implements OnApplicationBootstrap, OnApplicationShut
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
     }
-    const report = await healthReport(this.registry.checks(probe));
+    const terminus = { service: this.service, indicators: this.indicators };
+    const report = await healthReport(terminus, this.registry.checks(probe));
     if (probe === 'readiness') this.noteReadiness(report);
     res
       .writeHead(report.status === 'ok' ? 200 : 503, { 'content-type': 'application/json' })

@@ -1,26 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { gaugeFamiliesText, type MetricsTextSource } from '#observability';
-import { DEFAULT_CHECK_TIMEOUT_MS, type HealthCheck, type HealthRegistry } from './health.js';
-
-async function passes(check: HealthCheck): Promise<boolean> {
-  const timeoutMs = check.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const controller = new AbortController();
-  const timedOut = sleep(timeoutMs, false, { ref: false }).then((value) => {
-    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-    return value;
-  });
-  const ran = Promise.resolve()
-    .then(() => check.check(controller.signal))
-    .then(
-      () => true,
-      () => false,
-    );
-  try {
-    return await Promise.race([ran, timedOut]);
-  } finally {
-    controller.abort();
-  }
-}
+import { runHealthCheck, type HealthRegistry } from './health.js';
 
 /**
  * `backupjob_operator_readiness_check_up{check}`: each readiness check (redis, apiserver, watcher,
@@ -31,7 +10,7 @@ async function passes(check: HealthCheck): Promise<boolean> {
 export function readinessCheckMetrics(health: HealthRegistry): MetricsTextSource {
   return async () => {
     const checks = health.checks('readiness');
-    const results = await Promise.all(checks.map(passes));
+    const results = await Promise.all(checks.map(async (c) => (await runHealthCheck(c)).up));
     return gaugeFamiliesText([
       {
         name: 'backupjob_operator_readiness_check_up',

@@ -97,3 +97,33 @@ async function pingPrimaries(cluster: Cluster): Promise<CheckDetails> {
 }
 
 const CLUSTER_SLOTS = 16384;
+
+/** What one run of a check gave: its details, or why it failed (a throw, or its timeout). */
+export type CheckOutcome =
+  | { readonly up: true; readonly details: CheckDetails; readonly responseTime: number }
+  | { readonly up: false; readonly message: string; readonly responseTime: number };
+
+/** Runs one check within its timeout; past it, the check is told to stop (its signal aborts). */
+export async function runHealthCheck(check: HealthCheck): Promise<CheckOutcome> {
+  const timeoutMs = check.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // Down first: a check that answers its abort must not count as up.
+      reject(new Error(`timeout of ${timeoutMs}ms exceeded`));
+      abort.abort();
+    }, timeoutMs);
+  });
+  const started = Date.now();
+  try {
+    const details =
+      (await Promise.race([Promise.resolve(check.check(abort.signal)), timedOut])) ?? {};
+    return { up: true, details, responseTime: Date.now() - started };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { up: false, message, responseTime: Date.now() - started };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,10 +1,23 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { healthReport } from '../src/health-endpoint.js';
+import { after, before, test } from 'node:test';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { HealthCheckService, HealthIndicatorService, TerminusModule } from '@nestjs/terminus';
+import { healthReport, type Terminus } from '../src/health-endpoint.js';
 
-test('a report: every check under details, the failing ones under error with their reason', async () => {
+let app: INestApplicationContext;
+let terminus: Terminus;
+before(async () => {
+  app = await NestFactory.createApplicationContext(TerminusModule.forRoot({ logger: false }), {
+    logger: false,
+  });
+  terminus = { service: app.get(HealthCheckService), indicators: app.get(HealthIndicatorService) };
+});
+after(() => app.close());
+
+test('a report through terminus: every check under details, the failing ones under error with their reason', async () => {
   let aborted = false;
-  const report = await healthReport([
+  const report = await healthReport(terminus, [
     { name: 'redis', check: () => undefined },
     { name: 'watcher', check: () => ({ role: 'standby' }) },
     {
@@ -16,8 +29,8 @@ test('a report: every check under details, the failing ones under error with the
     {
       name: 'slow',
       timeoutMs: 20,
-      check: (signal) =>
-        new Promise((resolve) => {
+      check: (signal: AbortSignal) =>
+        new Promise<void>((resolve) => {
           signal.addEventListener('abort', () => {
             aborted = true;
             resolve();
@@ -34,5 +47,5 @@ test('a report: every check under details, the failing ones under error with the
   assert.equal(report.error.slow!.message, 'timeout of 20ms exceeded');
   assert.equal(report.error.slow!.status, 'down');
   assert.ok(aborted, 'a check past its timeout is told to stop');
-  assert.equal((await healthReport([])).status, 'ok');
+  assert.equal((await healthReport(terminus, [])).status, 'ok');
 });
