@@ -109,7 +109,8 @@ describe('a leader paused past its Lease with a write in flight', { timeout: 240
     await waitConverged(sys, fleet);
 
     const load = fleet.startLoad({ creates: 10 });
-    proxy.hold();
+    // Held from the leader's next snapshot write on: that write is the one in flight.
+    proxy.hold((chunk) => chunk.includes('"backupJob"'));
     await eventually('a snapshot write of the leader held on its way to Redis', () =>
       proxy.held().includes('"backupJob"'),
     );

@@ -5,8 +5,11 @@ export interface TcpProxy {
   readonly port: number;
   /** What clients sent since hold(), held back, in order. */
   held(): Buffer;
-  /** From now on, what clients send is kept back (as on a congested or partitioned link). */
-  hold(): void;
+  /**
+   * From the first chunk a client sends that `from` accepts (any, by default), what clients send
+   * is kept back, as on a congested or partitioned link: the chosen request is the first held.
+   */
+  hold(from?: (chunk: Buffer) => boolean): void;
   /** Sends what was held, then relays again. */
   release(): void;
   stop(): Promise<void>;
@@ -23,11 +26,13 @@ export async function startTcpProxy(
 ): Promise<TcpProxy> {
   const pairs = new Set<{ client: Socket; server: Socket; held: Buffer[] }>();
   let holding = false;
+  let holdFrom: ((chunk: Buffer) => boolean) | undefined;
   const proxy = createServer((client) => {
     const server = connect(targetPort, targetHost);
     const pair = { client, server, held: [] as Buffer[] };
     pairs.add(pair);
     client.on('data', (chunk: Buffer) => {
+      if (!holding && holdFrom?.(chunk)) holding = true;
       if (holding) pair.held.push(chunk);
       else server.write(chunk);
     });
@@ -48,11 +53,12 @@ export async function startTcpProxy(
     held() {
       return Buffer.concat([...pairs].flatMap((pair) => pair.held));
     },
-    hold() {
-      holding = true;
+    hold(from = () => true) {
+      holdFrom = from;
     },
     release() {
       holding = false;
+      holdFrom = undefined;
       for (const pair of pairs) {
         for (const chunk of pair.held) pair.server.write(chunk);
         pair.held = [];
