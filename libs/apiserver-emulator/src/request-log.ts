@@ -4,6 +4,7 @@ import type { RequestInfo } from './types.js';
 
 export interface RequestRecord {
   seq: number;
+  /** When the answer was sent, in epoch ms with a fraction; `time - durationMs` is the arrival. */
   time: number;
   method: string;
   path: string;

@@ -43,6 +43,13 @@ function objectOf(action: Action): string | undefined {
  * made on a stale read fails (409) instead of overwriting newer state: BackupJob patches carry
  * metadata.resourceVersion, and so do the merge patches of a CronJob's owned fields; deletes
  * carry the uid that was seen. The first failure stops the run; the next reconcile re-reads.
+ *
+ * The writes stay strictly in order, since each one's meaning depends on the one before: the
+ * finalizer lands before any child exists, so no child is ever left without the cleanup that
+ * removes it; the status (Ready, observedGeneration) is written only once the CronJob matches,
+ * so it never claims a generation whose child write failed; the finalizer goes last. Events are
+ * the exception: each is sent once the write it reports has succeeded, and the next write does
+ * not wait for it.
  */
 export class ActionExecutor {
   constructor(
@@ -62,16 +69,27 @@ export class ActionExecutor {
   ): Promise<number> {
     let current = backupJob;
     let writes = 0;
-    for (const action of actions) {
-      signal?.throwIfAborted();
-      if (!current) break;
-      try {
-        current = (await this.apply(action, current)) ?? current;
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        throw new StepError(action.type, err, current, objectOf(action));
+    const events: Promise<void>[] = [];
+    try {
+      for (const action of actions) {
+        signal?.throwIfAborted();
+        if (!current) break;
+        if (action.type === 'emitEvent') {
+          events.push(this.emit(action, current).then(() => void (writes += 1)));
+          continue;
+        }
+        try {
+          current = (await this.apply(action, current)) ?? current;
+        } catch (err) {
+          if (signal?.aborted) throw err;
+          throw new StepError(action.type, err, current, objectOf(action));
+        }
+        writes += 1;
       }
-      writes += 1;
+    } finally {
+      // A run ends only when its Events have: the next run of the key then finds the series
+      // they belong to.
+      await Promise.all(events);
     }
     return writes;
   }
@@ -134,11 +152,15 @@ export class ActionExecutor {
           ),
         );
       case 'emitEvent':
-        // Events are best effort, as in client-go: a lost Event never fails a reconcile.
-        return this.recorder.record(bj, action.event).catch((err: unknown) => {
-          this.log.warn('event not recorded', { reason: action.event.reason, error: String(err) });
-        });
+        return this.emit(action, bj);
     }
+  }
+
+  /** Events are best effort, as in client-go: a lost Event never fails a reconcile. */
+  private emit(action: Action & { type: 'emitEvent' }, bj: BackupJob): Promise<void> {
+    return this.recorder.record(bj, action.event).catch((err: unknown) => {
+      this.log.warn('event not recorded', { reason: action.event.reason, error: String(err) });
+    });
   }
 
   private async patchFinalizers(bj: BackupJob, finalizers: string[]): Promise<BackupJob> {

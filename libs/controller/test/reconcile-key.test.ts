@@ -90,6 +90,35 @@ describe('reconcileKey against the API emulator', () => {
     }
   });
 
+  test('a new BackupJob: finalizer, then CronJob, then status, with no write waiting for an Event', async () => {
+    createBackupJob(h, sample('ordered'));
+    // A slow Event create: a status patch that waited for it would be asked for after its answer.
+    const slow = h.emu.core.faults.addLatency({
+      match: { verb: 'create', resource: 'events' },
+      fixedMs: 300,
+    });
+    const mark = h.emu.core.log.mark();
+    try {
+      await h.reconcileKey(key('ordered'));
+    } finally {
+      h.emu.core.faults.remove(slow);
+    }
+    const writes = h.emu.core.log.entries({ since: mark, verb: ['create', 'patch'] });
+    const asked = (r: { time: number; durationMs: number }) => r.time - r.durationMs;
+    const finalizer = writes.find((r) => r.resource === 'backupjobs' && r.subresource === '');
+    const cronJob = writes.find((r) => r.resource === 'cronjobs');
+    const status = writes.find((r) => r.subresource === 'status');
+    const event = writes.find((r) => r.resource === 'events');
+    assert.ok(finalizer && cronJob && status && event, 'all four writes were made');
+    assert.ok(
+      finalizer.time <= asked(cronJob),
+      'the CronJob was created after the finalizer landed',
+    );
+    assert.ok(cronJob.time <= asked(status), 'the status was written after the CronJob existed');
+    assert.ok(asked(event) >= cronJob.time, 'the CronJobCreated Event followed the create');
+    assert.ok(asked(status) < event.time, 'the status patch did not wait for the Event');
+  });
+
   test('reconciling the unchanged BackupJob again makes zero writes', async () => {
     const writes = await writesDuring(h.emu, () => h.reconcileKey(key('mysql-daily')));
     assert.deepEqual(writes, []);

@@ -183,9 +183,11 @@ export async function handle(
   } catch (err) {
     code = sendError(res, err);
   }
+  const ended = performance.now();
   core.log.add(info, {
     seq: core.log.nextSeq(),
-    time: Date.now(),
+    // On the same clock as durationMs, so time - durationMs is when the request arrived.
+    time: performance.timeOrigin + ended,
     method: req.method ?? 'GET',
     path: url.pathname,
     query: url.search,
@@ -193,7 +195,7 @@ export async function handle(
     userAgent: req.headers['user-agent'] ?? '',
     fieldManager: url.searchParams.get('fieldManager') ?? '',
     code,
-    durationMs: performance.now() - started,
+    durationMs: ended - started,
     fault,
     precondition,
   });
