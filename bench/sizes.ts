@@ -45,6 +45,12 @@ export interface Size {
   readonly coalescing: { readonly updates: number; readonly windowMs: number };
   /** Spec changes at a slow pace, to count what one change costs. */
   readonly ownWrites: { readonly objects: number; readonly workers: number };
+  /** New BackupJobs created one at a time into a warm system, each timed to Ready. */
+  readonly latency: {
+    readonly creates: number;
+    readonly latencyMs: number;
+    readonly workers: number;
+  };
   /** Converged BackupJobs that use an opted-in Secret, looked at again every intervalSeconds. */
   readonly grantRecheck: {
     readonly objects: number;
@@ -99,6 +105,7 @@ export const SIZES: Record<Size['name'], Size> = {
     burst: { objects: 1000, workers: 4 },
     churn: { objects: 10000, rates: [50, 150, 300], seconds: 10, workers: 4, latencies: [5] },
     ownWrites: { objects: 400, workers: 2 },
+    latency: { creates: 10, latencyMs: 10, workers: 2 },
     steady: { objects: 10000, workers: 4, latencies: [5] },
     coalescing: { updates: 100, windowMs: 1000 },
     grantRecheck: { objects: 10000, workers: 4, intervalSeconds: 120, latencyMs: 5 },
@@ -126,6 +133,7 @@ export const SIZES: Record<Size['name'], Size> = {
     burst: { objects: 200, workers: 2 },
     churn: { objects: 500, rates: [50], seconds: 5, workers: 2, latencies: [5] },
     ownWrites: { objects: 100, workers: 2 },
+    latency: { creates: 5, latencyMs: 10, workers: 2 },
     steady: { objects: 500, workers: 2, latencies: [5] },
     coalescing: { updates: 100, windowMs: 1000 },
     grantRecheck: { objects: 500, workers: 2, intervalSeconds: 40, latencyMs: 5 },

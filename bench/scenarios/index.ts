@@ -4,6 +4,7 @@ import { churnScenario } from './churn.js';
 import { coalescingScenario } from './coalescing.js';
 import { coldStartScenario, latencyBoundScenario } from './cold-start.js';
 import { grantRecheckScenario } from './grant-recheck.js';
+import { latencyScenario } from './latency.js';
 import { memoryScenario } from './memory.js';
 import { ownWritesScenario } from './own-writes.js';
 import { profileScenario } from './profile.js';
@@ -28,6 +29,7 @@ export const SCENARIOS: readonly Scenario[] = [
   grantRecheckScenario,
   churnScenario,
   ownWritesScenario,
+  latencyScenario,
   memoryScenario,
   redisMemoryScenario,
   redisClusterScenario,
