@@ -21,6 +21,8 @@ export interface OperatorProcess {
   readonly healthUrl?: string;
   /** Date.now() when it was spawned. */
   readonly spawnedAt: number;
+  /** Its inspector's port, when started with `inspect`. */
+  readonly inspectPort?: number;
 }
 
 /** A running system under test: the real operator or the single-process baseline. */
@@ -35,6 +37,8 @@ export interface CommonOptions {
   readonly kubeconfigPath: string;
   /** Write a V8 CPU profile of every process into this directory, named after the process. */
   readonly profileDir?: string;
+  /** Open each process's inspector on a free local port (see `inspectPort`). */
+  readonly inspect?: boolean;
   readonly echo?: boolean;
 }
 
@@ -66,12 +70,14 @@ export async function spawnNode(
 ): Promise<OperatorProcess> {
   const metricsPort = await freePort();
   const healthPort = await freePort();
+  const inspectPort = opts.inspect ? await freePort() : undefined;
   const spawnedAt = Date.now();
   const proc = startProcess({
     name,
     command: node,
     args: [
       ...profileFlags(opts.profileDir, name),
+      ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
       ...(typeof entry === 'string' ? [entry] : entry),
     ],
     env: {
@@ -93,6 +99,7 @@ export async function spawnNode(
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     healthUrl: opts.health ? `http://127.0.0.1:${healthPort}` : undefined,
     spawnedAt,
+    inspectPort,
   };
 }
 

@@ -54,7 +54,7 @@ export async function coldStart(
   return withWorld({ latencyMs, objects, profileDir }, async (emu) => {
     const mark = await markBeforeStart(emu);
     const t0 = mark.at;
-    const sys = await spec.start(emu.kubeconfigPath, profileDir);
+    const sys = await spec.start(emu.kubeconfigPath, { profileDir });
     const startSeconds = (Date.now() - t0) / 1000;
     try {
       const ready = await snapshot(sys, emu);

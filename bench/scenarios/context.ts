@@ -25,13 +25,20 @@ export interface Scenario {
   run(ctx: BenchContext): Promise<ScenarioOutput>;
 }
 
+export interface StartOptions {
+  /** Write a V8 CPU profile of every process here. */
+  readonly profileDir?: string;
+  /** Open every process's inspector, for reading memory after a full GC. */
+  readonly inspect?: boolean;
+}
+
 /** How to start one system under test against a given kubeconfig. */
 export interface SystemSpec {
   readonly kind: SystemKind;
   readonly label: string;
   readonly workers?: number;
   readonly concurrency: number;
-  start(kubeconfigPath: string, profileDir?: string): Promise<SystemUnderTest>;
+  start(kubeconfigPath: string, options?: StartOptions): Promise<SystemUnderTest>;
 }
 
 export interface OperatorVariant {
@@ -56,13 +63,13 @@ export function operatorSpec(
     label: `operator ${workers}w${redis === 'cluster' ? ' (Redis Cluster)' : ''}`,
     workers,
     concurrency,
-    start: (kubeconfigPath, profileDir) =>
+    start: (kubeconfigPath, options) =>
       startOperator({
         kubeconfigPath,
         workers,
         concurrency,
         shards,
-        profileDir,
+        ...options,
         redis,
         workerEnv: variant.workerEnv,
       }),
@@ -74,8 +81,7 @@ export function baselineSpec(concurrency: number, label = `baseline c=${concurre
     kind: 'baseline',
     label,
     concurrency,
-    start: (kubeconfigPath, profileDir) =>
-      startBaseline({ kubeconfigPath, concurrency, profileDir }),
+    start: (kubeconfigPath, options) => startBaseline({ kubeconfigPath, concurrency, ...options }),
   };
 }
 

@@ -2,7 +2,8 @@ import { round } from '../lib/stats.js';
 import type { Goal, Table } from '../lib/result.js';
 import { memory } from '../lib/proc.js';
 import { scrape, sumOf } from '../lib/prom.js';
-import { snapshot, total } from '../env/measure.js';
+import { snapshot, total, waitQuiet } from '../env/measure.js';
+import { memoryAfterGc, type MemoryAfterGc } from '../lib/inspector.js';
 import { EmulatorHandle } from '../env/emulator.js';
 import { PREFIX } from '../env/world.js';
 import { bestBaseline, operatorSpec, type Scenario, type SystemSpec } from './context.js';
@@ -11,49 +12,60 @@ interface MemoryRow {
   readonly objects: number;
   readonly system: string;
   readonly process: string;
+  /** Resident set at the drained steady state, before any forced collection. */
   readonly rss: number;
   readonly heapUsed: number;
   /** V8's committed heap: above heapUsed by what a peak left reserved. */
   readonly heapTotal: number;
   /** Memory outside the V8 heap that JS objects hold (Buffers, ArrayBuffers). */
   readonly external: number;
+  /** The same after a full, compacting GC: what the process keeps. */
+  readonly gc: MemoryAfterGc;
+  /** The highest resident set of the process's life (VmHWM): the first pass's peak. */
+  readonly peak: number;
 }
 
 const MiB = 2 ** 20;
-const WATCHER_GOAL_BYTES = 10 * 1024;
-// Let the post-sync garbage settle before reading RSS.
-const SETTLE_MS = 5000;
-const WARM_RECONCILES = 2000;
+const KiB = 1024;
+const HEAP_GOAL_BYTES = 3 * KiB;
+const RSS_GOAL_BYTES = 8 * KiB;
+/** Idle time after the first pass drained, so the figures are of a system at rest. */
+const IDLE_MS = 30_000;
 
+/**
+ * Starts the system on the seeded objects and waits for its drained steady state: every key
+ * reconciled once (the first pass, which is what a resync does), the queue empty and nothing
+ * running for IDLE_MS. Then reads each process's memory as it is, and again after a full GC.
+ */
 async function measure(
   spec: SystemSpec,
   emu: EmulatorHandle,
   objects: number,
 ): Promise<MemoryRow[]> {
-  const sys = await spec.start(emu.kubeconfigPath);
+  const sys = await spec.start(emu.kubeconfigPath, { inspect: true });
   try {
-    // Started means listed and synced; a few thousand reconciles warm the workers up. Waiting for
-    // the whole first pass would add minutes at 50k and change nothing the watcher holds.
-    const deadline = Date.now() + 300_000;
-    const warm = Math.min(objects, WARM_RECONCILES);
+    const deadline = Date.now() + 600_000;
     while (
       Date.now() < deadline &&
-      total(await snapshot(sys, emu), 'controller_runtime_reconcile_total') < warm
+      total(await snapshot(sys, emu), 'controller_runtime_reconcile_total') < objects
     ) {
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 1000));
     }
-    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    await waitQuiet(sys, 120_000, IDLE_MS);
     return await Promise.all(
       sys.processes.map(async (p) => {
         const metrics = await scrape(p.metricsUrl).catch(() => []);
+        const { rss, peak } = memory(p.proc.child.pid ?? 0);
         return {
           objects,
           system: spec.label,
           process: p.role,
-          rss: memory(p.proc.child.pid ?? 0).rss,
+          rss,
+          peak,
           heapUsed: sumOf(metrics, 'nodejs_heap_size_used_bytes'),
           heapTotal: sumOf(metrics, 'nodejs_heap_size_total_bytes'),
           external: sumOf(metrics, 'nodejs_external_memory_bytes'),
+          gc: await memoryAfterGc(p.inspectPort ?? 0),
         };
       }),
     );
@@ -64,7 +76,7 @@ async function measure(
 
 export const memoryScenario: Scenario = {
   name: 'memory',
-  title: 'Memory: resident set at 10k and 50k BackupJobs',
+  title: 'Memory: the drained steady state at two sizes, before and after a full GC',
   async run(ctx) {
     const sizes = [...ctx.size.memory.objects].sort((a, b) => a - b);
     const specs: SystemSpec[] = [];
@@ -102,61 +114,79 @@ export const memoryScenario: Scenario = {
     const perObject = kinds.map((k) => {
       const a = rows.filter((r) => key(r) === k && r.objects === small);
       const b = rows.filter((r) => key(r) === k && r.objects === large);
-      const avg = (xs: MemoryRow[], f: (r: MemoryRow) => number) =>
-        xs.reduce((s, r) => s + f(r), 0) / Math.max(1, xs.length);
+      const slope = (f: (r: MemoryRow) => number) => {
+        const avg = (xs: MemoryRow[]) => xs.reduce((s, r) => s + f(r), 0) / Math.max(1, xs.length);
+        return (avg(b) - avg(a)) / (large - small);
+      };
       return {
         kind: k,
-        rss: (avg(b, (r) => r.rss) - avg(a, (r) => r.rss)) / (large - small),
-        heap: (avg(b, (r) => r.heapUsed) - avg(a, (r) => r.heapUsed)) / (large - small),
+        rss: slope((r) => r.rss),
+        heap: slope((r) => r.heapUsed),
+        rssGc: slope((r) => r.gc.rss),
+        heapGc: slope((r) => r.gc.heapUsed),
+        peak: slope((r) => r.peak),
       };
     });
+    const mib = (v: number) => round(v / MiB);
     const table: Table = {
-      title: `Resident memory after the initial sync and ${WARM_RECONCILES} reconciles, each BackupJob with its CronJob`,
+      title: `Memory at the drained steady state (every key reconciled, queue empty, ${IDLE_MS / 1000} s idle), each BackupJob with its CronJob; MiB`,
       columns: [
         { key: 'objects', label: 'BackupJobs' },
         { key: 'system', label: 'system' },
         { key: 'process', label: 'process' },
-        { key: 'rss', label: 'RSS (MiB)' },
-        { key: 'heap', label: 'V8 heap used (MiB)' },
-        { key: 'heapTotal', label: 'V8 heap committed (MiB)' },
-        { key: 'external', label: 'external (MiB)' },
+        { key: 'rss', label: 'RSS' },
+        { key: 'heap', label: 'heap used' },
+        { key: 'heapTotal', label: 'heap committed' },
+        { key: 'external', label: 'external' },
+        { key: 'rssGc', label: 'RSS after GC' },
+        { key: 'heapGc', label: 'heap after GC' },
+        { key: 'peak', label: 'peak RSS (first pass)' },
       ],
       rows: rows.map((r) => ({
         objects: r.objects,
         system: r.system,
         process: r.process,
-        rss: round(r.rss / MiB),
-        heap: round(r.heapUsed / MiB),
-        heapTotal: round(r.heapTotal / MiB),
-        external: round(r.external / MiB),
+        rss: mib(r.rss),
+        heap: mib(r.heapUsed),
+        heapTotal: mib(r.heapTotal),
+        external: mib(r.external),
+        rssGc: mib(r.gc.rss),
+        heapGc: mib(r.gc.heapUsed),
+        peak: mib(r.peak),
       })),
     };
     const marginal: Table = {
       title: `Bytes per BackupJob: (at ${large} − at ${small}) ÷ ${large - small}`,
       columns: [
         { key: 'kind', label: 'system / process' },
-        { key: 'rss', label: 'RSS bytes per object' },
-        { key: 'heap', label: 'heap bytes per object' },
+        { key: 'rss', label: 'RSS' },
+        { key: 'heap', label: 'heap used' },
+        { key: 'rssGc', label: 'RSS after GC' },
+        { key: 'heapGc', label: 'heap after GC' },
+        { key: 'peak', label: 'peak RSS' },
       ],
       rows: perObject.map((p) => ({
         kind: p.kind,
         rss: Math.round(p.rss),
         heap: Math.round(p.heap),
+        rssGc: Math.round(p.rssGc),
+        heapGc: Math.round(p.heapGc),
+        peak: Math.round(p.peak),
       })),
     };
     const watcher = perObject.find((p) => p.kind.endsWith('/watcher'));
+    const kib = (v: number) => `${round(v / KiB, 1)} KiB`;
+    const goal = (name: string, target: number, measured: number, detail: string): Goal => ({
+      goal: name,
+      target: `≤ ${kib(target)}`,
+      measured: `${kib(measured)} (${detail})`,
+      met: measured <= target,
+      note: measured <= target ? undefined : `over by ${kib(measured - target)}`,
+    });
     const goals: Goal[] = watcher
       ? [
-          {
-            goal: 'watcher resident memory per BackupJob',
-            target: '≤ 10 KiB',
-            measured: `${round(watcher.rss / 1024)} KiB (RSS), ${round(watcher.heap / 1024)} KiB (heap)`,
-            met: watcher.rss <= WATCHER_GOAL_BYTES,
-            note:
-              watcher.rss <= WATCHER_GOAL_BYTES
-                ? undefined
-                : `over by ${round((watcher.rss - WATCHER_GOAL_BYTES) / 1024)} KiB`,
-          },
+          goal('watcher heap retained per BackupJob', HEAP_GOAL_BYTES, watcher.heapGc, 'after GC'),
+          goal('watcher RSS per BackupJob at steady state', RSS_GOAL_BYTES, watcher.rss, 'idle'),
         ]
       : [];
     return {
@@ -164,8 +194,7 @@ export const memoryScenario: Scenario = {
         objects: sizes,
         latencyMs: 0,
         operatorWorkers: 1,
-        measuredAfterReconciles: WARM_RECONCILES,
-        settleMs: SETTLE_MS,
+        idleMs: IDLE_MS,
       },
       tables: [table, marginal],
       charts: [
@@ -187,7 +216,7 @@ export const memoryScenario: Scenario = {
       ],
       goals,
       notes: [
-        'Memory does not depend on API latency, so this scenario runs at 0 ms only. The watcher is measured after its initial list and enqueue-all; a worker holds no cache, so it is measured while it works through that pass at full speed (its RSS is then mostly garbage not yet collected, not objects it keeps). The per-object figure is the slope between the two sizes, so fixed costs (code, connections) cancel out.',
+        'Memory does not depend on API latency, so this scenario runs at 0 ms only. Each system is read at its drained steady state: every key reconciled once after start (the first pass, which is what a resync does), the queue empty and no reconcile running for the idle time. "After GC" is read through the inspector right after two full collections (HeapProfiler.collectGarbage); RSS before it is what the process holds when left alone, since V8 gives heap back only slowly. The peak is VmHWM, the highest RSS of the process\'s life: the first pass over every object. The per-object figure is the slope between the two sizes, so fixed costs (code, connections) cancel out.',
       ],
       raw: rows,
     };

@@ -34,8 +34,8 @@ async function measuredColdStart(
   let commands = { total: 0, scripts: 0 };
   const counting: SystemSpec = {
     ...spec,
-    async start(kubeconfigPath, profileDir) {
-      const sys = await spec.start(kubeconfigPath, profileDir);
+    async start(kubeconfigPath, options) {
+      const sys = await spec.start(kubeconfigPath, options);
       return {
         ...sys,
         async stop() {
