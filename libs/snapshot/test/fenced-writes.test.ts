@@ -55,7 +55,7 @@ describe('a deposed leader’s controller', () => {
   let backend: Backend;
   before(async () => {
     [cluster, backend] = await Promise.all([startCluster(), startBackend('standalone')]);
-    await cluster.createNamespace('fenced');
+    await Promise.all([cluster.createNamespace('fenced'), cluster.createNamespace('between')]);
   });
   after(async () => {
     await Promise.all([cluster.stop(), backend.stop()]);
@@ -80,7 +80,13 @@ describe('a deposed leader’s controller', () => {
     try {
       await cluster.backupJobs.create('fenced', 'kept');
       old.start();
-      await eventually(async () => (await store.read('fenced/kept')) !== undefined, 'no snapshot');
+      // The key, not its snapshot: a key goes out after its snapshot, so a fence raised between
+      // the two would refuse the key this test counts on being queued.
+      await eventually(
+        async () => (await queue.len()) === 1,
+        'the first key never reached the queue',
+      );
+      assert.ok(await store.read('fenced/kept'), 'a queued key has its snapshot');
       // A successor starts its term.
       await queue.raiseFence(2);
       const created = await cluster.backupJobs.create('fenced', 'late');
@@ -96,6 +102,51 @@ describe('a deposed leader’s controller', () => {
       assert.equal(old.pendingKeys, 0, 'nothing is left to retry');
       assert.ok(created.metadata.uid);
     } finally {
+      await old.stop();
+      await queue.close();
+    }
+  });
+  test('a newer term between a key’s snapshot and its add: the add is refused, nothing is left to retry', async () => {
+    const location = { name: 'between', shards: 4 };
+    const queue = new WorkQueue({ ...location, connection: backend.connection });
+    const store = new RedisSnapshotStore(backend.client(), location);
+    // Holds every add until the fence is up, so the successor's term starts exactly between a
+    // key's snapshot and the key itself.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const refusals: FencedError[] = [];
+    const old = new WatcherController({
+      rest: cluster.rest,
+      queue: {
+        addBulk: async (keys, options) => {
+          await gate;
+          return queue.addBulk(keys, options);
+        },
+        raiseFence: (term) => queue.raiseFence(term),
+      },
+      snapshots: store,
+      namespaces: ['between'],
+      term: 1,
+      settleMs: 20,
+      watchdogMs: 1000,
+      backoff: { initialMs: 20, maxMs: 200 },
+      onFenced: (err) => refusals.push(err),
+    });
+    try {
+      await cluster.backupJobs.create('between', 'caught');
+      old.start();
+      await eventually(
+        async () => (await store.read('between/caught')) !== undefined,
+        'the snapshot never went out',
+      );
+      await queue.raiseFence(2);
+      release();
+      await eventually(() => refusals.length > 0, 'the held add was never refused');
+      assert.deepEqual([refusals[0]?.term, refusals[0]?.fence], [1, 2]);
+      assert.equal(await queue.len(), 0, 'the refused key is not queued');
+      assert.equal(old.pendingKeys, 0, 'nothing is left to retry');
+    } finally {
+      release();
       await old.stop();
       await queue.close();
     }
