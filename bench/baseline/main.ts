@@ -25,14 +25,7 @@ import {
   VERSION,
   type BackupJob,
 } from '#api';
-import {
-  backupJobKeyOfCronJob,
-  backupJobKeyOfJob,
-  backupJobUpdatePredicate,
-  objectKey,
-  splitKey,
-  type KubeObject,
-} from '#kube';
+import { objectKey, splitKey, type KubeObject } from '#kube';
 import {
   ActionExecutor,
   createKubeClients,
@@ -49,6 +42,7 @@ import {
   type Result,
 } from '#reconciler';
 import { RateLimitingQueue } from './workqueue.js';
+import { backupJobKeyOfCronJob, backupJobKeyOfJob, backupJobUpdatePredicate } from '#watch';
 
 const CONTROLLER = 'backupjob';
 const SELECTOR = `${LABEL_MANAGED_BY}=${MANAGED_BY_VALUE}`;

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { stringify } from 'yaml';
 import type { FaultMatch, KubeObject, RequestFilter } from '#apiserver-emulator';
-import { ANNOTATION_OWNER_NAME, cronJobName } from '#reconciler';
+import { ANNOTATION_OWNER_NAME } from '#api';
+import { cronJobName } from '#reconciler';
 import { startOperatorSystem, type ManagedProcess, type OperatorSystem } from '#testing';
 import {
   USERS,

@@ -3,8 +3,8 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import type { BackupJob } from '#api';
 import type { WatcherConfig } from '#config';
 import { backupJobMetrics } from '#controller';
-import { WatcherManager } from '#kube';
 import { closeServer, type Logger, type OperatorMetrics } from '#observability';
+import { Manager } from '#watch';
 import {
   CONFIG,
   HEALTH,
@@ -30,7 +30,7 @@ import { RedisSnapshotStore } from '#snapshot';
  */
 @Injectable()
 export class WatchLoop implements OnApplicationBootstrap {
-  private readonly manager: WatcherManager;
+  private readonly manager: Manager;
   private readonly queue: WorkQueue;
   private dashboard: Server | undefined;
 
@@ -49,7 +49,7 @@ export class WatchLoop implements OnApplicationBootstrap {
     // workers' scrapes cost Redis nothing extra and Prometheus gets no copy per worker.
     metrics.textSources.add(() => queue.exportPrometheusMetrics());
     const snapshots = new RedisSnapshotStore(redis, options);
-    this.manager = new WatcherManager({
+    this.manager = new Manager({
       rest: kube.rest,
       leaderElection: {
         namespace: config.leaderElection.namespace,

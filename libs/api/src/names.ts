@@ -9,6 +9,8 @@ export const SINGULAR = 'backupjob';
 export const SHORT_NAMES = ['bj'];
 export const CATEGORIES = ['all', 'backup'];
 export const CRD_NAME = `${PLURAL}.${GROUP}`;
+/** Where BackupJobs live in the REST API (client-go's GroupVersionResource). */
+export const BACKUPJOBS = { group: GROUP, version: VERSION, plural: PLURAL } as const;
 
 export const FINALIZER = 'backup.ops.example.com/finalizer';
 
@@ -17,3 +19,10 @@ export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY_VALUE = 'backupjob-operator';
 export const LABEL_OWNER_NAME = 'backup.ops.example.com/backupjob';
 export const LABEL_COMPONENT = 'app.kubernetes.io/component';
+/** Carries the full BackupJob name when the owner label had to be shortened to fit 63 characters. */
+export const ANNOTATION_OWNER_NAME = 'backup.ops.example.com/backupjob-name';
+/** The attempt number of a cleanup Job, so retries are ordered without reading the clock. */
+export const LABEL_CLEANUP_ATTEMPT = 'backup.ops.example.com/cleanup-attempt';
+/** Values of LABEL_COMPONENT: which of the operator's Jobs a pod belongs to. */
+export const COMPONENT_BACKUP = 'backup';
+export const COMPONENT_CLEANUP = 'cleanup';

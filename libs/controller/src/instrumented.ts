@@ -1,5 +1,5 @@
 import type { ReconcileRecorder } from '#observability';
-import { isTerminalError, type Result } from '#queue';
+import { isTerminalError, type HandlerResult } from '#queue';
 import type { ReconcileKey } from './reconcile-key.js';
 
 /**
@@ -10,7 +10,7 @@ export function instrumentReconcileKey(
   reconcileKey: ReconcileKey,
   recorder: ReconcileRecorder,
 ): ReconcileKey {
-  return async (key, run): Promise<Result> => {
+  return async (key, run): Promise<HandlerResult> => {
     const done = recorder.start();
     try {
       const result = await reconcileKey(key, run);

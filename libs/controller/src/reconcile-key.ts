@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig, V1CronJob, V1Job } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION, type BackupJob } from '#api';
-import type { SnapshotReader } from '#kube';
+import type { SnapshotReader } from '#snapshot';
 import { Logger } from '#observability';
-import { TerminalError, type Result as QueueResult } from '#queue';
+import { TerminalError, type HandlerResult } from '#queue';
 import {
   cronJobName,
   jobSelector,
@@ -59,7 +59,7 @@ export interface RunOptions {
  * `{ requeueAfter }`; throws to back off; throws TerminalError for no requeue (invalid spec);
  * rethrows the signal's reason when the queue aborted the run.
  */
-export type ReconcileKey = (key: string, run?: RunOptions) => Promise<QueueResult>;
+export type ReconcileKey = (key: string, run?: RunOptions) => Promise<HandlerResult>;
 
 interface World {
   readonly backupJob: BackupJob | undefined;
@@ -84,7 +84,7 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
 
   const grants = new GrantReviewer({ ttlMs: options.grantCacheTtlMs });
   const snapshots = options.snapshots;
-  return async (key: string, run: RunOptions = {}): Promise<QueueResult> => {
+  return async (key: string, run: RunOptions = {}): Promise<HandlerResult> => {
     const { namespace, name } = parseKey(key);
     // controller-runtime's reconcileID: ties together every line of one run of one key.
     const log = baseLog.child({ key, namespace, name, reconcileID: randomUUID() });
@@ -127,7 +127,7 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
         return handleFailure(err, ctx);
       }
     }
-    return toQueueResult(result);
+    return toHandlerResult(result);
   };
 }
 
@@ -228,7 +228,7 @@ async function orUndefined<T>(call: Promise<T>): Promise<T | undefined> {
 }
 
 /** controller-runtime's mapping: RequeueAfter → AddAfter, error → backoff, terminal → none. */
-function toQueueResult(result: Result): QueueResult {
+function toHandlerResult(result: Result): HandlerResult {
   switch (result.kind) {
     case 'done':
       return undefined;
@@ -261,7 +261,7 @@ export class ReconcileError extends Error {
  * to tell the user and how to retry, writes the report best effort, logs, and hands the queue
  * the retry: a thrown error backs off, a RequeueAfter honours the server's Retry-After.
  */
-async function handleFailure(err: unknown, ctx: FailureContext): Promise<QueueResult> {
+async function handleFailure(err: unknown, ctx: FailureContext): Promise<HandlerResult> {
   const step = err instanceof StepError ? err : new StepError('read', err, undefined);
   const api = classify(step.cause);
   const failure: ReconcileFailure = {

@@ -2,16 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import type { V1Job } from '@kubernetes/client-node';
-import {
-  type KubeObject,
-  stripBackupJob,
-  stripCronJob,
-  stripJob,
-  withoutWriters,
-  type WorldSnapshot,
-} from '#kube';
+import type { KubeObject } from '#kube';
 import { Logger } from '#observability';
 import { cronJobName } from '#reconciler';
+import type { WorldSnapshot } from '#snapshot';
+import { stripBackupJob, stripCronJob, stripJob, withoutWriters } from '#watch';
 import { RedisSnapshotStore } from '#snapshot';
 import { startRedisServer, type RedisServer } from '#testing';
 import { createReconcileKey, type ReconcileKey } from '../src/index.js';

@@ -1,19 +1,18 @@
-export { Backoff, sleep, defaultBackoff, type BackoffOptions } from './backoff.js';
+/**
+ * A small Kubernetes client for controllers, with no knowledge of BackupJobs: a REST client, the
+ * list-watch loop, reflector and shared informer (client-go's tools/cache, kube-rs' watcher and
+ * reflector), predicates, backoff, and leader election through a Lease (client-go's
+ * leaderelection). It imports no other library of the project.
+ */
+export { Backoff, sleep, type BackoffOptions } from './backoff.js';
 export { apiServerUrl, loadKubeConfig } from './client.js';
 export { reuseConnections } from './connection-reuse.js';
-export {
-  backupJobKeyOfCronJob,
-  backupJobKeyOfJob,
-  controllerOf,
-  type CronJobLookup,
-} from './handler.js';
 export {
   DEFAULT_RESYNC_PERIOD_MS,
   Informer,
   type EventHandler,
   type InformerOptions,
 } from './informer.js';
-export { KeyPump, type KeySink, type KeyPumpOptions } from './key-pump.js';
 export {
   LeaderElector,
   leaderElectionDefaults,
@@ -24,8 +23,13 @@ export {
   type StoppedReason,
 } from './leaderelection.js';
 export { LeaseObserver } from './lease-observer.js';
-export { silentLog, type Log, type LogFields } from './log.js';
-export { WatcherManager, type WatcherManagerOptions, type WatcherStatus } from './manager.js';
+export {
+  ListWatch,
+  listWatchDefaults,
+  type ListWatchOptions,
+  type WatchEvent,
+} from './list-watch.js';
+export { errorFields, silentLog, type Log, type LogFields } from './log.js';
 export * from './predicate.js';
 export { Reflector, type Delta } from './reflector.js';
 export * from './resource.js';
@@ -38,13 +42,5 @@ export {
 } from './resourcelock.js';
 export { isApiError, KubeApiError, RestClient, type RequestOptions, type Status } from './rest.js';
 export { parseRetryAfter } from './retry-after.js';
-export type { SnapshotReader, SnapshotStore, WorldSnapshot } from './snapshot.js';
-export { stripBackupJob, stripCronJob, stripJob, withoutWriters } from './transform.js';
 export * from './types.js';
-export {
-  CHILD_SELECTOR,
-  WatcherController,
-  type WatcherControllerOptions,
-} from './watcher-controller.js';
-export { Watcher, watcherDefaults, type WatcherEvent, type WatcherOptions } from './watcher.js';
 export { apiServerCheck } from './apiserver-check.js';

@@ -2,7 +2,7 @@ import { errorFields, silentLog, type Log } from './log.js';
 import { Reflector, type Delta } from './reflector.js';
 import { describe } from './resource.js';
 import type { KubeObject } from './types.js';
-import { Watcher, type WatcherOptions } from './watcher.js';
+import { ListWatch, type ListWatchOptions } from './list-watch.js';
 
 /** client-go's ResourceEventHandler, with controller-runtime's isInInitialList. */
 export interface EventHandler<T> {
@@ -13,7 +13,7 @@ export interface EventHandler<T> {
 }
 
 export interface InformerOptions<T extends KubeObject> extends Omit<
-  WatcherOptions<T>,
+  ListWatchOptions<T>,
   'namespace'
 > {
   /** Namespaces to watch, one watch each; empty or undefined → one watch over all namespaces. */
@@ -26,12 +26,12 @@ export interface InformerOptions<T extends KubeObject> extends Omit<
 export const DEFAULT_RESYNC_PERIOD_MS = 10 * 60 * 60 * 1000;
 
 /**
- * A shared informer: a watcher and a reflector per watched namespace (or one for all), one cache
+ * A shared informer: a list-watch and a reflector per watched namespace (or one for all), one cache
  * view over them, event handlers, and a periodic resync. Handlers run synchronously in the order
  * events arrive; one handler's exception is logged and does not stop the others or the watch.
  */
 export class Informer<T extends KubeObject = KubeObject> {
-  private readonly scopes: { watcher: Watcher<T>; reflector: Reflector<T> }[];
+  private readonly scopes: { listWatch: ListWatch<T>; reflector: Reflector<T> }[];
   private readonly handlers: EventHandler<T>[] = [];
   private readonly log: Log;
   private running:
@@ -41,7 +41,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.log = options.log ?? silentLog;
     const namespaces = options.namespaces?.length ? options.namespaces : [''];
     this.scopes = namespaces.map((namespace) => ({
-      watcher: new Watcher<T>({ ...options, namespace }),
+      listWatch: new ListWatch<T>({ ...options, namespace }),
       reflector: new Reflector<T>(),
     }));
   }
@@ -58,8 +58,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (this.running) return;
     const controller = new AbortController();
     const done = Promise.all(
-      this.scopes.map(({ watcher, reflector }) =>
-        watcher.run(controller.signal, (event) =>
+      this.scopes.map(({ listWatch, reflector }) =>
+        listWatch.run(controller.signal, (event) =>
           reflector.apply(event, (delta) => this.dispatch(delta)),
         ),
       ),
@@ -85,9 +85,9 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.scopes.every((s) => s.reflector.synced);
   }
 
-  /** Every watched scope's last list or watch attempt worked (see Watcher.healthy). */
+  /** Every watched scope's last list or watch attempt worked (see ListWatch.healthy). */
   get healthy(): boolean {
-    return this.running !== undefined && this.scopes.every((s) => s.watcher.healthy);
+    return this.running !== undefined && this.scopes.every((s) => s.listWatch.healthy);
   }
 
   get(key: string): T | undefined {

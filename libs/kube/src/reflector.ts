@@ -1,5 +1,5 @@
 import { objectKey, type KubeObject } from './types.js';
-import type { WatcherEvent } from './watcher.js';
+import type { WatchEvent } from './list-watch.js';
 
 /** A change to the cache, as informer event handlers see it. */
 export type Delta<T> =
@@ -39,7 +39,7 @@ export class Reflector<T extends KubeObject> {
     return this.store.keys();
   }
 
-  apply(event: WatcherEvent<T>, emit: (delta: Delta<T>) => void): void {
+  apply(event: WatchEvent<T>, emit: (delta: Delta<T>) => void): void {
     switch (event.type) {
       case 'init':
         this.relist = new Map();

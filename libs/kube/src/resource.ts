@@ -1,5 +1,3 @@
-import { GROUP, PLURAL, VERSION } from '#api';
-
 /** Where a namespaced resource type lives in the REST API (client-go's GroupVersionResource). */
 export interface ResourceType {
   readonly group: string;
@@ -7,7 +5,6 @@ export interface ResourceType {
   readonly plural: string;
 }
 
-export const BACKUPJOBS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL };
 export const CRONJOBS: ResourceType = { group: 'batch', version: 'v1', plural: 'cronjobs' };
 export const JOBS: ResourceType = { group: 'batch', version: 'v1', plural: 'jobs' };
 export const LEASES: ResourceType = {

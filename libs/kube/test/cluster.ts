@@ -1,8 +1,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { backupJobCrd } from '#api';
+import { BACKUPJOBS, backupJobCrd } from '#api';
 import { start, type Emulator } from '#apiserver-emulator';
 import { RestClient } from '../src/rest.js';
-import { collectionPath, objectPath, BACKUPJOBS } from '../src/resource.js';
+import { collectionPath, objectPath } from '../src/resource.js';
 import type { KubeList, KubeObject } from '../src/types.js';
 
 /** The project's API server emulator with the BackupJob CRD installed, reached over HTTP. */

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { BACKUPJOBS } from '#api';
 import { Informer } from '../src/informer.js';
-import { BACKUPJOBS } from '../src/resource.js';
 import { objectKey, type KubeObject } from '../src/types.js';
 import { eventually, startCluster, type TestCluster } from './cluster.js';
 

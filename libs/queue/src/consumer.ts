@@ -7,7 +7,7 @@ import { nameAsWorker, workerClientName } from './worker-name.js';
 import { parseJobId } from './job-ids.js';
 import type { QueueOptions } from './options.js';
 import { NotReplicatedError, QueueBase, type QueueEvents } from './queue-base.js';
-import { isTerminalError, LeaseLostError, ShutdownError, type Result } from './result.js';
+import { isTerminalError, LeaseLostError, ShutdownError, type HandlerResult } from './result.js';
 import { shardLocation } from './shard.js';
 import type { RunStart, ShardQueue } from './shard-queue.js';
 import { Slots } from './slots.js';
@@ -20,7 +20,7 @@ export interface RunContext {
   shard: number;
 }
 
-export type Handler = (key: string, ctx: RunContext) => Promise<Result> | Result;
+export type Handler = (key: string, ctx: RunContext) => Promise<HandlerResult> | HandlerResult;
 
 export interface StartOptions {
   /** Shards to serve; all of them by default. Any consumer may serve any subset at any time. */
@@ -87,7 +87,7 @@ const lockLost = /lock|Missing key/i;
 
 /**
  * The consumer side: takes keys from its shards' BullMQ queues and runs the handler, at most once
- * per key at a time across all consumers, mapping the Result to the key's next step.
+ * per key at a time across all consumers, mapping the HandlerResult to the key's next step.
  *
  * One BullMQ Worker per shard, fetched by hand (`getNextJob`), so that one slot pool is the
  * process's concurrency over all its shards; the Worker brings BullMQ's stalled-job recovery.

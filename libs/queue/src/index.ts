@@ -23,7 +23,7 @@ export {
   LeaseLostError,
   ShutdownError,
   TerminalError,
-  type Result,
+  type HandlerResult,
 } from './result.js';
 export { shardKeys, shardLocation, shardOf, type ShardKeys } from './shard.js';
 export type { ShardDepth } from './shard-queue.js';

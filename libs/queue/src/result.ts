@@ -4,7 +4,7 @@
  * event makes it due earlier (the failure count is reset too). A thrown error backs off per key;
  * a thrown TerminalError does not requeue.
  */
-export type Result = void | undefined | { requeueAfter?: number };
+export type HandlerResult = void | undefined | { requeueAfter?: number };
 
 /** An error that retrying cannot fix (controller-runtime reconcile.TerminalError). */
 export class TerminalError extends Error {

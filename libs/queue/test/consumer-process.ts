@@ -10,7 +10,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, Redis } from 'ioredis';
-import { QueueConsumer, TerminalError, type QueueOptions, type Result } from '../src/index.js';
+import {
+  QueueConsumer,
+  TerminalError,
+  type QueueOptions,
+  type HandlerResult,
+} from '../src/index.js';
 
 export interface ConsumerProcessConfig {
   queue: QueueOptions;
@@ -41,7 +46,7 @@ function say(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-async function handle(key: string, signal: AbortSignal): Promise<Result> {
+async function handle(key: string, signal: AbortSignal): Promise<HandlerResult> {
   const runId = `${process.pid}-${runs++}`;
   const marked = await data.set(`marker:${key}`, runId, 'PX', markerMs, 'NX');
   if (marked === null) say(`V ${key} ${runId}`);

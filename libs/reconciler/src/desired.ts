@@ -15,18 +15,14 @@ import {
   LABEL_MANAGED_BY,
   LABEL_OWNER_NAME,
   MANAGED_BY_VALUE,
-  type BackupJob,
-} from '#api';
-import type { ReconcilerConfig } from './config.js';
-import {
   ANNOTATION_OWNER_NAME,
   COMPONENT_BACKUP,
   COMPONENT_CLEANUP,
   LABEL_CLEANUP_ATTEMPT,
-  cleanupJobName,
-  cronJobName,
-  ownerLabelValue,
-} from './names.js';
+  type BackupJob,
+} from '#api';
+import type { ReconcilerConfig } from './config.js';
+import { cleanupJobName, cronJobName, ownerLabelValue } from './names.js';
 import type { EffectiveSpec } from './spec.js';
 
 export type BackupMode = 'backup' | 'cleanup';

@@ -1,6 +1,5 @@
 import type { V1Job } from '@kubernetes/client-node';
-import { LABEL_COMPONENT } from '#api';
-import { COMPONENT_CLEANUP, LABEL_CLEANUP_ATTEMPT } from './names.js';
+import { COMPONENT_CLEANUP, LABEL_CLEANUP_ATTEMPT, LABEL_COMPONENT } from '#api';
 
 /** client-node deserializes timestamps into Date; plain JSON carries strings. */
 export type Timestamp = Date | string | undefined | null;

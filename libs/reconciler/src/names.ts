@@ -9,13 +9,6 @@ export const CRONJOB_NAME_MAX = 52;
 export const JOB_NAME_MAX = 63;
 export const LABEL_VALUE_MAX = 63;
 
-/** Carries the full BackupJob name when the owner label had to be shortened to fit 63 characters. */
-export const ANNOTATION_OWNER_NAME = 'backup.ops.example.com/backupjob-name';
-/** The attempt number of a cleanup Job, so retries are ordered without reading the clock. */
-export const LABEL_CLEANUP_ATTEMPT = 'backup.ops.example.com/cleanup-attempt';
-export const COMPONENT_BACKUP = 'backup';
-export const COMPONENT_CLEANUP = 'cleanup';
-
 const HASH_LENGTH = 8;
 
 function shortHash(value: string): string {

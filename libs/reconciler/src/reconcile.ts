@@ -1,12 +1,11 @@
 import type { V1CronJob, V1Job } from '@kubernetes/client-node';
-import type { BackupJob } from '#api';
+import { ANNOTATION_OWNER_NAME, type BackupJob } from '#api';
 import type { Action } from './actions.js';
 import { overdueGraceMs } from './config.js';
 import { READY } from './conditions.js';
 import { desiredCronJob } from './desired.js';
 import { finalize } from './finalize.js';
 import { observeBackups, observeOverdue } from './observe.js';
-import { ANNOTATION_OWNER_NAME } from './names.js';
 import { hasFinalizer, isControlledBy } from './ownership.js';
 import { ownedFieldDiff, ownedFieldsPatch } from './owned.js';
 import { withholdActions } from './withhold.js';

@@ -1,1 +1,2 @@
 export * from './redis-snapshot-store.js';
+export * from './snapshot.js';

@@ -1,5 +1,5 @@
 import { Cluster } from 'ioredis';
-import type { SnapshotReader, SnapshotStore, WorldSnapshot } from '#kube';
+import type { SnapshotReader, SnapshotStore, WorldSnapshot } from './snapshot.js';
 import {
   FencedError,
   LuaScript,

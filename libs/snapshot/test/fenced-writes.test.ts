@@ -1,10 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WatcherController, type WorldSnapshot } from '#kube';
 import { eventually, startCluster, type TestCluster } from '#kube/test/cluster';
 import { FencedError, isFencedError, WorkQueue } from '#queue';
 import { backendKinds, startBackend, type Backend } from '#queue/test/backends';
-import { RedisSnapshotStore } from '../src/index.js';
+import { KeySource } from '#watch';
+import { RedisSnapshotStore, type WorldSnapshot } from '../src/index.js';
 
 const snapshot = (name: string, note: string): WorldSnapshot => ({
   backupJob: { metadata: { name, annotations: { note } } },
@@ -66,7 +66,7 @@ describe('a deposed leader’s controller', () => {
     const queue = new WorkQueue({ ...location, connection: backend.connection });
     const store = new RedisSnapshotStore(backend.client(), location);
     const refusals: FencedError[] = [];
-    const old = new WatcherController({
+    const old = new KeySource({
       rest: cluster.rest,
       queue,
       snapshots: store,
@@ -115,7 +115,7 @@ describe('a deposed leader’s controller', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const refusals: FencedError[] = [];
-    const old = new WatcherController({
+    const old = new KeySource({
       rest: cluster.rest,
       queue: {
         addBulk: async (keys, options) => {

@@ -2,19 +2,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { LABEL_MANAGED_BY, LABEL_OWNER_NAME, MANAGED_BY_VALUE } from '#api';
-import {
-  collectionPath,
-  CRONJOBS,
-  JOBS,
-  type KeySink,
-  type WorldSnapshot,
-  type KubeObject,
-  WatcherController,
-} from '#kube';
+import { collectionPath, CRONJOBS, JOBS, type KubeObject } from '#kube';
 import { eventually, startCluster, type TestCluster } from '#kube/test/cluster';
 import { cronJobName } from '#reconciler';
+import { KeySource, type KeySink } from '#watch';
 import { startRedisServer, type RedisServer } from '#testing';
-import { RedisSnapshotStore } from '../src/index.js';
+import { RedisSnapshotStore, type WorldSnapshot } from '../src/index.js';
 
 const NS = 'ops';
 const OTHER_NS = 'dev';
@@ -38,16 +31,16 @@ class SnapshotCheckingSink implements KeySink {
   }
 }
 
-describe('WatcherController writes snapshots for the workers', () => {
+describe('KeySource writes snapshots for the workers', () => {
   let cluster: TestCluster;
   let redis: RedisServer;
   let client: Redis;
   let store: RedisSnapshotStore;
   let sink: SnapshotCheckingSink;
-  let controller: WatcherController;
+  let controller: KeySource;
 
   const start = () => {
-    const c = new WatcherController({
+    const c = new KeySource({
       rest: cluster.rest,
       queue: sink,
       snapshots: store,

@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { BACKUPJOBS } from '#api';
 import type { BackoffOptions } from '../src/backoff.js';
+import { ListWatch } from '../src/list-watch.js';
 import type { Log, LogFields } from '../src/log.js';
-import { BACKUPJOBS } from '../src/resource.js';
-import { Watcher } from '../src/watcher.js';
 import { eventually, startCluster, type TestCluster } from './cluster.js';
 
 /** The delay the watcher chose after each failure, in order, with what failed. */
@@ -25,7 +25,7 @@ class RetryLog implements Log {
  * Retry-After asks rather than a growing delay, and a watch that stayed healthy long enough makes
  * the next failure a first one again. What is checked is the delay each failure was given.
  */
-describe('Watcher: Retry-After and backoff reset', () => {
+describe('ListWatch: Retry-After and backoff reset', () => {
   let cluster: TestCluster;
   before(async () => {
     // Bookmarks once a minute: the watches here are quiet, as a Job watch is most of the time.
@@ -36,7 +36,7 @@ describe('Watcher: Retry-After and backoff reset', () => {
   async function running(namespace: string, backoff: BackoffOptions) {
     await cluster.createNamespace(namespace);
     const log = new RetryLog();
-    const watcher = new Watcher({
+    const watcher = new ListWatch({
       rest: cluster.rest,
       resource: BACKUPJOBS,
       namespace,

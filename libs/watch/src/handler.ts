@@ -1,5 +1,5 @@
 import { GROUP, KIND, LABEL_OWNER_NAME } from '#api';
-import type { KubeObject, OwnerReference } from './types.js';
+import type { KubeObject, OwnerReference } from '#kube';
 
 /**
  * Maps child events to the key of the BackupJob they belong to (controller-runtime's

@@ -1,10 +1,10 @@
 // One measurement of informer-memory.ts: MODE=full caches whole objects as client-node's informer
-// does; MODE=watcher runs the informers exactly as the WatcherController configures them.
-import { Informer } from '../src/informer.js';
-import { BACKUPJOBS, CRONJOBS } from '../src/resource.js';
+// does; MODE=watcher runs the informers exactly as the KeySource configures them.
+import { BACKUPJOBS } from '#api';
+import { CRONJOBS, Informer } from '#kube';
+import { restFrom } from '#kube/test/cluster';
+import { CHILD_SELECTOR } from '../src/key-source.js';
 import { stripBackupJob, stripCronJob } from '../src/transform.js';
-import { CHILD_SELECTOR } from '../src/watcher-controller.js';
-import { restFrom } from '../test/cluster.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');

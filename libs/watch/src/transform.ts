@@ -1,4 +1,4 @@
-import type { KubeObject, ManagedFieldsEntry, ObjectMeta } from './types.js';
+import type { KubeObject, ManagedFieldsEntry, ObjectMeta } from '#kube';
 
 /**
  * Cache transforms (controller-runtime's TransformFunc). The watcher's caches hold what two

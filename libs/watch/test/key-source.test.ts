@@ -1,13 +1,19 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LABEL_MANAGED_BY, LABEL_OWNER_NAME, MANAGED_BY_VALUE } from '#api';
+import {
+  collectionPath,
+  CRONJOBS,
+  JOBS,
+  objectPath,
+  type KubeObject,
+  type OwnerReference,
+} from '#kube';
+import { eventually, startCluster, type TestCluster } from '#kube/test/cluster';
 import { WorkQueue } from '#queue';
 import { startRedisServer, type RedisServer } from '#testing';
 import type { KeySink } from '../src/key-pump.js';
-import { collectionPath, CRONJOBS, JOBS, objectPath } from '../src/resource.js';
-import type { KubeObject, OwnerReference } from '../src/types.js';
-import { WatcherController, type WatcherControllerOptions } from '../src/watcher-controller.js';
-import { eventually, startCluster, type TestCluster } from './cluster.js';
+import { KeySource, type KeySourceOptions } from '../src/key-source.js';
 
 type Priority = 'normal' | 'low';
 
@@ -35,9 +41,9 @@ const CHILD_LABELS = { [LABEL_MANAGED_BY]: MANAGED_BY_VALUE };
 function controllerFor(
   cluster: TestCluster,
   queue: KeySink,
-  extra: Partial<WatcherControllerOptions> = {},
+  extra: Partial<KeySourceOptions> = {},
 ) {
-  return new WatcherController({
+  return new KeySource({
     rest: cluster.rest,
     queue,
     fieldManager: OPERATOR,
@@ -96,10 +102,10 @@ function job(name: string, labels: Record<string, string>, owner?: OwnerReferenc
   };
 }
 
-describe('WatcherController: events to owner keys', () => {
+describe('KeySource: events to owner keys', () => {
   let cluster: TestCluster;
   let sink: RecordingSink;
-  let controller: WatcherController;
+  let controller: KeySource;
 
   before(async () => {
     cluster = await startCluster();
@@ -284,7 +290,7 @@ describe('WatcherController: events to owner keys', () => {
   });
 });
 
-describe('WatcherController with the real queue on Redis', () => {
+describe('KeySource with the real queue on Redis', () => {
   let cluster: TestCluster;
   let redis: RedisServer;
   before(async () => {

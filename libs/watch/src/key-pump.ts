@@ -1,6 +1,5 @@
+import { Backoff, errorFields, silentLog, sleep, type BackoffOptions, type Log } from '#kube';
 import { isFencedError, type FencedError } from '#queue';
-import { Backoff, sleep, type BackoffOptions } from './backoff.js';
-import { errorFields, silentLog, type Log } from './log.js';
 
 /**
  * Where keys go: the queue library's WorkQueue.addBulk fits as it is. With a `term` it refuses

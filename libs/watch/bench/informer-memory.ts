@@ -2,7 +2,7 @@
  * How much memory the watcher's informer caches take per object, full objects vs what the
  * watcher keeps (trimmed by the cache transforms to what its predicates and the snapshots read).
  *
- *   OUT_DIR=/tmp/out npm run build && node /tmp/out/libs/kube/bench/informer-memory.js [objects]
+ *   OUT_DIR=/tmp/out npm run build && node /tmp/out/libs/watch/bench/informer-memory.js [objects]
  *
  * The emulator runs here with N BackupJobs and N CronJobs; each mode runs in its own child
  * process (so the emulator's memory is not counted), lists and watches both resources, waits
@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { backupJobCrd } from '#api';
 import { start } from '#apiserver-emulator';
-import { restFrom } from '../test/cluster.js';
+import { restFrom } from '#kube/test/cluster';
 
 const objects = Number(process.argv[2] ?? 10_000);
 const MODES = ['full', 'watcher'] as const;

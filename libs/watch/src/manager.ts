@@ -1,18 +1,19 @@
 import { MANAGED_BY_VALUE } from '#api';
 import {
   LeaderElector,
+  silentLog,
   type LeaderElectorOptions,
   type LeaderStatusGauge,
+  type Log,
+  type RestClient,
   type StoppedReason,
-} from './leaderelection.js';
-import { silentLog, type Log } from './log.js';
-import type { RestClient } from './rest.js';
-import { WatcherController, type WatcherControllerOptions } from './watcher-controller.js';
+} from '#kube';
+import { KeySource, type KeySourceOptions } from './key-source.js';
 
-export interface WatcherManagerOptions {
+export interface ManagerOptions {
   readonly rest: RestClient;
   readonly leaderElection: Omit<LeaderElectorOptions, 'rest' | 'callbacks' | 'metrics' | 'log'>;
-  readonly controller: Omit<WatcherControllerOptions, 'rest' | 'log'>;
+  readonly controller: Omit<KeySourceOptions, 'rest' | 'log'>;
   readonly metrics?: LeaderStatusGauge;
   readonly log?: Log;
   /**
@@ -23,7 +24,7 @@ export interface WatcherManagerOptions {
 }
 
 /** What /readyz reports: a standby is ready as a standby; a leader once synced and watching. */
-export interface WatcherStatus {
+export interface ManagerStatus {
   readonly leader: boolean;
   readonly synced: boolean;
   readonly healthy: boolean;
@@ -32,15 +33,15 @@ export interface WatcherStatus {
 
 /**
  * The watcher app's manager: campaigns for the Lease and, while leading, runs a fresh
- * WatcherController (informers + enqueueing); when leadership ends it stops the controller
+ * KeySource (informers + enqueueing); when leadership ends it stops the controller
  * before anything else, so a successor never overlaps with it longer than a lease allows.
  */
-export class WatcherManager {
+export class Manager {
   readonly elector: LeaderElector;
-  private current: WatcherController | undefined;
+  private current: KeySource | undefined;
   private readonly log: Log;
 
-  constructor(private readonly options: WatcherManagerOptions) {
+  constructor(private readonly options: ManagerOptions) {
     this.log = options.log ?? silentLog;
     this.elector = new LeaderElector({
       eventController: MANAGED_BY_VALUE,
@@ -75,11 +76,11 @@ export class WatcherManager {
     return this.current?.reAddAll() ?? 0;
   }
 
-  get controller(): WatcherController | undefined {
+  get controller(): KeySource | undefined {
     return this.current;
   }
 
-  status(): WatcherStatus {
+  status(): ManagerStatus {
     const leader = this.elector.isLeader;
     const synced = leader && (this.current?.synced ?? false);
     const healthy = leader && (this.current?.healthy ?? false);
@@ -87,7 +88,7 @@ export class WatcherManager {
   }
 
   private lead(signal: AbortSignal, term: number): void {
-    const controller = new WatcherController({
+    const controller = new KeySource({
       ...this.options.controller,
       rest: this.options.rest,
       log: this.log,

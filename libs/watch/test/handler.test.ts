@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LABEL_OWNER_NAME } from '#api';
+import type { KubeObject, OwnerReference } from '#kube';
 import { backupJobKeyOfCronJob, backupJobKeyOfJob, controllerOf } from '../src/handler.js';
-import type { KubeObject, OwnerReference } from '../src/types.js';
 
 const bjRef = (name: string, controller = true): OwnerReference => ({
   apiVersion: 'ops.example.com/v1alpha1',

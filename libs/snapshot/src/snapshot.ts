@@ -1,4 +1,4 @@
-import type { KubeObject } from './types.js';
+import type { KubeObject } from '#kube';
 
 /**
  * What one reconcile of a BackupJob reads, as the watcher's informers last saw it: the object,

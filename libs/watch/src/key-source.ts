@@ -1,27 +1,33 @@
-import { MANAGED_BY_VALUE, LABEL_MANAGED_BY } from '#api';
-import { isFencedError, type FencedError } from '#queue';
-import { ANNOTATION_OWNER_NAME, cronJobName } from '#reconciler';
-import { sleep, type BackoffOptions } from './backoff.js';
-import { backupJobKeyOfCronJob, backupJobKeyOfJob } from './handler.js';
-import { Informer, type EventHandler } from './informer.js';
-import { KeyPump, type KeySink } from './key-pump.js';
-import { errorFields, silentLog, type Log } from './log.js';
-import { OwnerIndex } from './owner-index.js';
+import { ANNOTATION_OWNER_NAME, BACKUPJOBS, LABEL_MANAGED_BY, MANAGED_BY_VALUE } from '#api';
 import {
-  backupJobUpdatePredicate,
   createdByOther,
-  cronJobUpdatePredicate,
+  CRONJOBS,
+  errorFields,
+  Informer,
+  JOBS,
+  objectKey,
   resourceVersionChanged,
+  silentLog,
+  sleep,
+  splitKey,
   type AddPredicate,
+  type BackoffOptions,
+  type EventHandler,
+  type KubeObject,
+  type Log,
+  type RestClient,
   type UpdatePredicate,
-} from './predicate.js';
-import { BACKUPJOBS, CRONJOBS, JOBS } from './resource.js';
-import type { RestClient } from './rest.js';
-import type { SnapshotStore, WorldSnapshot } from './snapshot.js';
+} from '#kube';
+import { isFencedError, type FencedError } from '#queue';
+import { cronJobName } from '#reconciler';
+import type { SnapshotStore, WorldSnapshot } from '#snapshot';
+import { backupJobKeyOfCronJob, backupJobKeyOfJob } from './handler.js';
+import { KeyPump, type KeySink } from './key-pump.js';
+import { OwnerIndex } from './owner-index.js';
+import { backupJobUpdatePredicate, cronJobUpdatePredicate } from './predicate.js';
 import { stripBackupJob, stripCronJob, stripJob, withoutWriters } from './transform.js';
-import { objectKey, splitKey, type KubeObject } from './types.js';
 
-export interface WatcherControllerOptions {
+export interface KeySourceOptions {
   readonly rest: RestClient;
   readonly queue: KeySink;
   /**
@@ -73,7 +79,7 @@ const LAST_ROUND_GRACE_MS = 1000;
  * only a run that sees the write can tell whether the object is still what the spec asks for.
  * Runs only while leading: create one per leadership term, stop it when the term ends.
  */
-export class WatcherController {
+export class KeySource {
   readonly backupJobs: Informer;
   readonly cronJobs: Informer;
   readonly jobs: Informer;
@@ -82,7 +88,7 @@ export class WatcherController {
   private readonly jobsByOwner = new OwnerIndex();
   private stopped = false;
 
-  constructor(private readonly options: WatcherControllerOptions) {
+  constructor(private readonly options: KeySourceOptions) {
     this.log = options.log ?? silentLog;
     const store = options.snapshots;
     this.pump = new KeyPump({

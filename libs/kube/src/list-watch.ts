@@ -11,17 +11,17 @@ import {
 import type { KubeList, KubeObject } from './types.js';
 
 /**
- * What a watcher reports, kube-rs' watcher::Event: a (re)list is `init`, one `initApply` per
+ * What a list-watch reports (kube-rs' watcher::Event): a (re)list is `init`, one `initApply` per
  * listed object and `initDone`; afterwards each watch event is an `apply` or a `delete`.
  */
-export type WatcherEvent<T> =
+export type WatchEvent<T> =
   | { readonly type: 'init' }
   | { readonly type: 'initApply'; readonly object: T }
   | { readonly type: 'initDone' }
   | { readonly type: 'apply'; readonly object: T }
   | { readonly type: 'delete'; readonly object: T };
 
-export interface WatcherOptions<T extends KubeObject> {
+export interface ListWatchOptions<T extends KubeObject> {
   readonly rest: RestClient;
   readonly resource: ResourceType;
   /** One namespace; empty or undefined → all namespaces. */
@@ -45,7 +45,7 @@ export interface WatcherOptions<T extends KubeObject> {
   readonly log?: Log;
 }
 
-export const watcherDefaults = {
+export const listWatchDefaults = {
   pageSize: 500,
   watchdogMs: 90_000,
   listTimeoutMs: 60_000,
@@ -71,7 +71,7 @@ interface WatchLine {
  * starts over after a healthy period: a list that worked, a watch that delivered a line or stayed
  * open for the longest delay, or no failure for a while (see Backoff).
  */
-export class Watcher<T extends KubeObject = KubeObject> {
+export class ListWatch<T extends KubeObject = KubeObject> {
   private resourceVersion: string | undefined;
   private isHealthy = false;
   private hasSynced = false;
@@ -80,7 +80,7 @@ export class Watcher<T extends KubeObject = KubeObject> {
   private readonly log: Log;
   private readonly path: string;
 
-  constructor(private readonly options: WatcherOptions<T>) {
+  constructor(private readonly options: ListWatchOptions<T>) {
     this.backoff = new Backoff(options.backoff);
     this.healthyAfterMs = options.backoff?.maxMs ?? defaultBackoff.maxMs;
     this.log = options.log ?? silentLog;
@@ -98,7 +98,7 @@ export class Watcher<T extends KubeObject = KubeObject> {
   }
 
   /** Lists and watches until `signal` aborts; never rejects. */
-  async run(signal: AbortSignal, emit: (event: WatcherEvent<T>) => void): Promise<void> {
+  async run(signal: AbortSignal, emit: (event: WatchEvent<T>) => void): Promise<void> {
     let needList = true;
     while (!signal.aborted) {
       try {
@@ -132,9 +132,9 @@ export class Watcher<T extends KubeObject = KubeObject> {
     await sleep(delayMs, signal);
   }
 
-  private async list(signal: AbortSignal, emit: (event: WatcherEvent<T>) => void): Promise<void> {
+  private async list(signal: AbortSignal, emit: (event: WatchEvent<T>) => void): Promise<void> {
     const { rest, labelSelector, metadataOnly } = this.options;
-    const pageSize = this.options.pageSize ?? watcherDefaults.pageSize;
+    const pageSize = this.options.pageSize ?? listWatchDefaults.pageSize;
     const items: T[] = [];
     let continueToken: string | undefined;
     let resourceVersion: string | undefined;
@@ -143,7 +143,7 @@ export class Watcher<T extends KubeObject = KubeObject> {
         path: this.path,
         query: { limit: pageSize, continue: continueToken, labelSelector },
         accept: metadataOnly ? METADATA_LIST_ACCEPT : 'application/json',
-        timeoutMs: this.options.listTimeoutMs ?? watcherDefaults.listTimeoutMs,
+        timeoutMs: this.options.listTimeoutMs ?? listWatchDefaults.listTimeoutMs,
         signal,
       });
       for (const item of page.items ?? []) items.push(this.transform(item));
@@ -163,12 +163,12 @@ export class Watcher<T extends KubeObject = KubeObject> {
 
   private async watch(
     signal: AbortSignal,
-    emit: (e: WatcherEvent<T>) => void,
+    emit: (e: WatchEvent<T>) => void,
   ): Promise<WatchOutcome> {
     const controller = new AbortController();
     const stop = () => controller.abort();
     signal.addEventListener('abort', stop, { once: true });
-    const watchdog = new Watchdog(this.options.watchdogMs ?? watcherDefaults.watchdogMs, stop);
+    const watchdog = new Watchdog(this.options.watchdogMs ?? listWatchDefaults.watchdogMs, stop);
     const started = performance.now();
     let openedAt: number | undefined;
     let lines = 0;
@@ -214,7 +214,7 @@ export class Watcher<T extends KubeObject = KubeObject> {
   }
 
   /** Applies one watch line; 'gone' when the server says our resourceVersion is too old. */
-  private handle(line: string, emit: (e: WatcherEvent<T>) => void): 'gone' | undefined {
+  private handle(line: string, emit: (e: WatchEvent<T>) => void): 'gone' | undefined {
     let event: WatchLine;
     try {
       event = JSON.parse(line) as WatchLine;
