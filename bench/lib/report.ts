@@ -122,7 +122,7 @@ export function writeReport(results: BenchResults, docsDir: string, resultsFile:
       'started with `node dist/apps/{watcher,worker}/src/main.js` and configured by environment variables.',
     '- The baselines are `bench/baseline/`: one process with client-node informers, an in-memory client-go ' +
       'workqueue (dedup, dirty/processing sets, per-key exponential backoff, delaying heap) and the same pure ' +
-      'reconciler (`libs/reconciler`) and predicates (`libs/kube`) — what a user would write with client-node ' +
+      'reconciler (`libs/reconciler`) and predicates (`libs/watch`) — what a user would write with client-node ' +
       'alone — at its best concurrency and at concurrency 1.',
     "- Times of creation, CronJob and Ready come from the emulator's own store as each write is stored, not from a " +
       'client watch. Queue waits come from `workqueue_queue_duration_seconds` scraped from /metrics; reconcile counts ' +
