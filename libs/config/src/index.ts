@@ -1,5 +1,5 @@
 export { ConfigError, type Env } from './env-reader.js';
-export { parseDuration, formatDuration } from './duration.js';
+export { parseDuration } from './duration.js';
 export * from './common.js';
 export * from './redis.js';
 export * from './watcher.js';

@@ -4,4 +4,4 @@ export * from './metrics.js';
 export * from './state-metrics.js';
 export { instrumentKubeConfig } from './rest-client-metrics.js';
 export { serveMetrics, closeServer, listenOn } from './metrics-server.js';
-export { MetricsAuthorizer, type ScrapeDecision } from './metrics-auth.js';
+export { MetricsAuthorizer } from './metrics-auth.js';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
  */
 export const CRONJOB_NAME_MAX = 52;
 export const JOB_NAME_MAX = 63;
-export const LABEL_VALUE_MAX = 63;
+const LABEL_VALUE_MAX = 63;
 
 /** Carries the full BackupJob name when the owner label had to be shortened to fit 63 characters. */
 export const ANNOTATION_OWNER_NAME = 'backup.ops.example.com/backupjob-name';
