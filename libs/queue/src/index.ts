@@ -1,3 +1,6 @@
+// The key queue between the watcher and the workers: client-go's workqueue (Add, AddAfter,
+// AddRateLimited, Forget; never two runs of a key at once) kept across processes on sharded
+// BullMQ queues in Redis, with leader-term fencing so a deposed watcher's late adds are refused.
 export { createRedisClient, type RedisClient } from './connection.js';
 export { FencedError, isFencedError } from './fence.js';
 export { LuaScript } from './scripts.js';
