@@ -45,7 +45,7 @@ test: ## Build and run the whole test suite (npm test).
 	npm test
 
 .PHONY: lint
-lint: ## typescript-eslint and the prettier check (npm run lint).
+lint: ## typescript-eslint, the prettier check and knip (npm run lint).
 	npm run lint
 
 .PHONY: bench

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** libs/<name> or apps/<name> for their files, else the top folder (test, bench, tools, …). */
-export function unitOf(path) {
+function unitOf(path) {
   const [top, name] = relative(root, path).split(sep);
   return (top === 'libs' || top === 'apps') && name !== undefined ? `${top}/${name}` : top;
 }

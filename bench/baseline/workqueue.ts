@@ -1,7 +1,7 @@
 import type { WorkQueueMetrics } from '#queue';
 
 /** client-go's ItemExponentialFailureRateLimiter: base·2^failures per item, capped. */
-export class ItemExponentialFailureRateLimiter<T> {
+class ItemExponentialFailureRateLimiter<T> {
   private readonly failures = new Map<T, number>();
 
   constructor(

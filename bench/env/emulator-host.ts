@@ -13,7 +13,7 @@ import { cronJobName, reconcile, reconcilerConfig, referencedObjects } from '#re
 import { Tracker, type TrackedBackupJob } from './tracker.js';
 import type { HostRequest, HostResponse, Ops } from './emulator-protocol.js';
 
-export const NAMESPACE = 'bench';
+const NAMESPACE = 'bench';
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-emulator-'));
 const kubeconfigPath = join(dir, 'kubeconfig');

@@ -111,7 +111,7 @@ export function total(s: Snapshot, metric: string, labels = {}): number {
   return n;
 }
 
-export function buckets(s: Snapshot, metric: string): Buckets {
+function buckets(s: Snapshot, metric: string): Buckets {
   return addBuckets([...s.metrics.values()].map((samples) => bucketsOf(samples, metric)));
 }
 

@@ -2,7 +2,7 @@ import { EmulatorHandle } from './emulator.js';
 import type { Progress } from './tracker.js';
 
 /** Mean API latency injected per request, with ±25 % uniform jitter around it. */
-export function latencyFault(meanMs: number): { ms: number; jitterMs: number } {
+function latencyFault(meanMs: number): { ms: number; jitterMs: number } {
   return { ms: meanMs * 0.75, jitterMs: meanMs * 0.5 };
 }
 

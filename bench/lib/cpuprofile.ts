@@ -48,7 +48,7 @@ function top(map: Map<string, number>, total: number, n: number): HotSpot[] {
 }
 
 /** Self time per function and per area, from the samples and their time deltas. */
-export function summarizeProfile(profile: CpuProfile, n = 10): ProfileSummary {
+function summarizeProfile(profile: CpuProfile, n = 10): ProfileSummary {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const fns = new Map<string, number>();
   const areas = new Map<string, number>();

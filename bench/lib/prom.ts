@@ -69,7 +69,7 @@ export function diffBuckets(after: Buckets, before: Buckets): Buckets {
   return out;
 }
 
-export function bucketCount(b: Buckets): number {
+function bucketCount(b: Buckets): number {
   return b.get(Infinity) ?? Math.max(0, ...b.values());
 }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { BenchResults, Cell, Column, Goal, ScenarioResult, Table } from './result.js';
 import { barChart, lineChart } from './svg.js';
 
-export function formatCell(value: Cell | undefined, column?: Column): string {
+function formatCell(value: Cell | undefined, column?: Column): string {
   if (value === null || value === undefined) return '–';
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return '–';
@@ -15,7 +15,7 @@ export function formatCell(value: Cell | undefined, column?: Column): string {
   return String(value);
 }
 
-export function markdownTable(t: Table): string {
+function markdownTable(t: Table): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   const lines = [
     `| ${t.columns.map((c) => esc(c.label)).join(' | ')} |`,
@@ -142,7 +142,7 @@ export function writeReport(results: BenchResults, docsDir: string, resultsFile:
 }
 
 /** Text below this line in docs/performance.md is written by hand and survives regeneration. */
-export const ANALYSIS_MARKER =
+const ANALYSIS_MARKER =
   '<!-- Written by hand below this line; the bench keeps it when it regenerates the file. -->';
 
 function keptAnalysis(file: string): string {

@@ -32,7 +32,7 @@ const esc = (s: string) =>
 const color = (i: number) => COLORS[i % COLORS.length] as string;
 
 /** Round axis maximum and tick step (1, 2 or 5 × 10^k). */
-export function niceScale(max: number, ticks = 5): { max: number; step: number } {
+function niceScale(max: number, ticks = 5): { max: number; step: number } {
   if (!(max > 0) || !Number.isFinite(max)) return { max: 1, step: 0.2 };
   const raw = max / ticks;
   const mag = 10 ** Math.floor(Math.log10(raw));
@@ -40,7 +40,7 @@ export function niceScale(max: number, ticks = 5): { max: number; step: number }
   return { max: Math.ceil(max / step) * step, step };
 }
 
-export function formatTick(v: number): string {
+function formatTick(v: number): string {
   if (v === 0) return '0';
   if (Math.abs(v) >= 1e6) return `${+(v / 1e6).toPrecision(3)}M`;
   if (Math.abs(v) >= 1e3) return `${+(v / 1e3).toPrecision(3)}k`;

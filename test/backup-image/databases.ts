@@ -37,7 +37,7 @@ function runClient(what: string, command: string, args: string[], input?: string
 }
 
 /** Runs SQL as MariaDB's root over TCP; without `sql`, runs `input` as a script (a restore). */
-export function mariadb(sql: string | null, database = '', input?: string): string {
+function mariadb(sql: string | null, database = '', input?: string): string {
   const args = [
     '--protocol=TCP',
     `--host=${MARIADB.host}`,
@@ -52,7 +52,7 @@ export function mariadb(sql: string | null, database = '', input?: string): stri
 }
 
 /** Runs SQL as PostgreSQL's `postgres` user; without `sql`, runs `input` as a script (a restore). */
-export function psql(sql: string | null, database = 'test', input?: string): string {
+function psql(sql: string | null, database = 'test', input?: string): string {
   const args = [
     `--host=${POSTGRES.host}`,
     `--port=${POSTGRES.port}`,

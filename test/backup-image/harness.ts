@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestContext } from 'node:test';
 
-export const SCRIPT = resolve(process.cwd(), 'images/backup/backup.sh');
+const SCRIPT = resolve(process.cwd(), 'images/backup/backup.sh');
 
 /** The uid and gid a run may take to act as the image's non-root user (nobody). */
 export const UNPRIVILEGED = 65534;

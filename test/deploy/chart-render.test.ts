@@ -282,10 +282,10 @@ describe('defaults', () => {
     }
   });
 
-  test('the pods restart when the Redis connection changes', () => {
-    const annotation = (o: KubeObject[]) =>
+  test('a changed Redis connection changes the checksum/redis annotation of both pod templates', () => {
+    const annotation = (o: KubeObject[], component: string) =>
       (
-        deployment(o, 'worker').spec.template as unknown as {
+        deployment(o, component).spec.template as unknown as {
           metadata: { annotations: Record<string, string> };
         }
       ).metadata.annotations['checksum/redis'];
@@ -293,7 +293,10 @@ describe('defaults', () => {
       [],
       ['redis.internal.enabled=false', 'redis.url=redis://elsewhere:6379'],
     );
-    assert.notEqual(annotation(objects), annotation(other));
+    for (const component of ['watcher', 'worker']) {
+      assert.ok(annotation(objects, component), component);
+      assert.notEqual(annotation(objects, component), annotation(other, component), component);
+    }
   });
 });
 

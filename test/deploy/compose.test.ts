@@ -89,7 +89,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  test('uses the same environment variables as the Helm chart, and documents every one it interpolates', () => {
+  test('sets no environment variable the Helm chart does not set, and documents every one it interpolates', () => {
     // The chart in each of its Redis modes: one server, Cluster, Sentinel.
     const renders = [
       renderChart(),

@@ -16,7 +16,7 @@ export interface ShellResult {
 }
 
 /** Runs a command line with bash, asynchronously (never blocking this process's event loop). */
-export function bash(
+function bash(
   script: string,
   env: Record<string, string | undefined> = {},
   timeoutMs = 120_000,

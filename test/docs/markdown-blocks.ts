@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 /** The marker, on the last non-blank line before a fence, that makes a shell block runnable. */
-export const RUNNABLE_MARKER = '<!-- runnable -->';
+const RUNNABLE_MARKER = '<!-- runnable -->';
 
 const SHELL_LANGUAGES = new Set(['sh', 'bash', 'shell', 'zsh', 'console']);
 

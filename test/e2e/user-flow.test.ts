@@ -51,7 +51,7 @@ function watchBackupJobs(kubeconfigPath: string) {
   };
 }
 
-test('the chapter 8 chain: install, apply, inspect, change, delete', async (t) => {
+test('with the real kubectl: install the CRD, apply the sample, inspect, change, delete', async (t) => {
   await t.test('kubectl installs the CRD and the API serves the kind', async () => {
     const applied = expectOk(await sys.kubectl(['apply', '-f', CRD]), 'apply CRD');
     assert.match(

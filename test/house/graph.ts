@@ -5,7 +5,7 @@ import type { Layering } from './layers.js';
 
 // Paths here are relative to the repository root, with `/` between folders.
 
-export const TOP_FOLDERS = ['apps', 'libs', 'tools', 'bench', 'test'];
+const TOP_FOLDERS = ['apps', 'libs', 'tools', 'bench', 'test'];
 const OUTER = new Set(['tools', 'bench', 'test']);
 
 /** package.json "imports": each #name, its TypeScript source and its compiled file. */
@@ -95,19 +95,19 @@ export function importGraph(
 }
 
 /** libs/<name> or apps/<name> for their files, else the top folder. */
-export function unitOf(path: string): string {
+function unitOf(path: string): string {
   const [top, name] = path.split('/');
   return (top === 'libs' || top === 'apps') && name !== undefined ? `${top}/${name}` : (top ?? '');
 }
 
 /** Apps, and libraries outside their test/ and bench/ folders. */
-export function ships(path: string): boolean {
+function ships(path: string): boolean {
   const [top, , folder] = path.split('/');
   return top === 'apps' || (top === 'libs' && folder !== 'test' && folder !== 'bench');
 }
 
 /** Groups of nodes that reach each other (Tarjan's strongly connected components), each sorted. */
-export function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];

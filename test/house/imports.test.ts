@@ -28,6 +28,12 @@ const libraries = readdirSync('libs', { withFileTypes: true })
 
 describe('the house: how the files of apps/, libs/, tools/, bench/ and test/ import each other', () => {
   test('the check sees the whole tree', () => {
+    for (const top of ['apps', 'libs', 'tools', 'bench', 'test']) {
+      assert.ok(
+        files.some((f) => f.startsWith(`${top}/`)),
+        `${top}/ is read`,
+      );
+    }
     assert.ok(files.includes('apps/worker/src/main.ts'), 'apps');
     assert.ok(files.includes('test/house/imports.test.ts'), 'test');
     assert.ok(edges.some((e) => e.specifier === '#queue' && e.to === 'libs/queue/src/index.ts'));

@@ -75,7 +75,7 @@ export interface Dashboard {
   };
 }
 
-export const DASHBOARD_FILE = `${CHART}/dashboards/backupjob-operator.json`;
+const DASHBOARD_FILE = `${CHART}/dashboards/backupjob-operator.json`;
 
 export function dashboard(): Dashboard {
   return JSON.parse(readFileSync(DASHBOARD_FILE, 'utf8')) as Dashboard;

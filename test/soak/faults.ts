@@ -36,7 +36,7 @@ const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The watcher that most recently became leader and still runs, by its own log. */
-export function currentLeader(sys: OperatorSystem): ManagedProcess | undefined {
+function currentLeader(sys: OperatorSystem): ManagedProcess | undefined {
   let leader: ManagedProcess | undefined;
   let since = -Infinity;
   for (const w of sys.watchers.filter((p) => p.running)) {

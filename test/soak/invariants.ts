@@ -141,6 +141,6 @@ export function checkWritesGuarded(
     }));
 }
 
-export function iso(ms: number): string {
+function iso(ms: number): string {
   return new Date(ms).toISOString();
 }

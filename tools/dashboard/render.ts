@@ -51,7 +51,7 @@ const esc = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A value as the panel's unit shows it. */
-export function formatValue(value: number, unit: string | undefined): string {
+function formatValue(value: number, unit: string | undefined): string {
   if (!Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : String(value);
   const n = (v: number) => String(+v.toPrecision(3));
   switch (unit) {

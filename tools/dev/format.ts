@@ -3,10 +3,10 @@ import type { Sandbox } from './sandbox.js';
 import type { Snapshot } from './status.js';
 
 /** The stable prefix of the line printed once everything is up; scripts and tests wait for it. */
-export const READY_PREFIX = 'sandbox ready:';
+const READY_PREFIX = 'sandbox ready:';
 
 /** The commands the banner suggests, in the order a newcomer runs them. */
-export function tourCommands(sandbox: Sandbox): string[] {
+function tourCommands(sandbox: Sandbox): string[] {
   const { namespace, name } = sandbox.sample;
   return [
     'kubectl get bj -A',

@@ -24,7 +24,7 @@ export interface SandboxRedis {
 const OWN_REDIS = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'] as const;
 
 /** What a command that needs Redis says when it finds none. */
-export function noRedisMessage(command: string): string {
+function noRedisMessage(command: string): string {
   return `${command} needs Redis 7, and none was found:
   REDIS_URL is not set and there is no redis-server on PATH.
 Either install Redis so that redis-server is on PATH (Debian/Ubuntu: sudo apt-get install redis-server;
@@ -34,7 +34,7 @@ macOS: brew install redis), or point it at a running Redis:
 }
 
 /** The full path of an executable on PATH, or undefined. */
-export function findOnPath(name: string, path = process.env.PATH ?? ''): string | undefined {
+function findOnPath(name: string, path = process.env.PATH ?? ''): string | undefined {
   for (const dir of path.split(delimiter).filter(Boolean)) {
     const candidate = join(dir, name);
     try {

@@ -14,9 +14,9 @@ import { freePort, startOperatorSystem, type OperatorSystem, type ManagedProcess
 import type { DevOptions } from './args.js';
 import { sandboxRedis, type SandboxRedis } from './redis.js';
 
-export const SAMPLE_FILE = 'config/samples/ops_v1alpha1_backupjob.yaml';
+const SAMPLE_FILE = 'config/samples/ops_v1alpha1_backupjob.yaml';
 /** Fewer shards than production's 16 keep the live summary readable. */
-export const SANDBOX_SHARDS = 4;
+const SANDBOX_SHARDS = 4;
 
 export interface SandboxProcess {
   readonly name: string;

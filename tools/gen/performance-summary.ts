@@ -24,7 +24,7 @@ interface Measured {
  * finished it (a run may cover only some scenarios; `--quick` runs are smoke runs and left out),
  * newest run first. A goal two scenarios measure is taken from the newer run.
  */
-export function latestGoals(resultsDir: string): Measured[] {
+function latestGoals(resultsDir: string): Measured[] {
   if (!existsSync(resultsDir)) return [];
   const files = readdirSync(resultsDir)
     .filter((f) => f.endsWith('.json'))

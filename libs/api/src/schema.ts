@@ -14,7 +14,7 @@ import type { JSONSchemaProps } from './json-schema.js';
 // macros Kubernetes' CronJob parser accepts. The reconciler parses the expression fully; the
 // pattern rejects the obvious mistakes at admission so `kubectl apply` names the field.
 const CRON_FIELD = '[0-9A-Za-z*?/,-]+';
-export const SCHEDULE_PATTERN = `^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|${CRON_FIELD}( +${CRON_FIELD}){4})$`;
+const SCHEDULE_PATTERN = `^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|${CRON_FIELD}( +${CRON_FIELD}){4})$`;
 
 const conditionSchema: JSONSchemaProps = {
   type: 'object',

@@ -28,7 +28,7 @@ function strict(schema: JSONSchemaProps, isRoot = true): JSONSchemaProps {
 }
 
 /** `spec.retentionDays` style path of an ajv error, the way the API server names fields. */
-export function fieldOf(error: ErrorObject): string {
+function fieldOf(error: ErrorObject): string {
   const base = error.instancePath.split('/').filter(Boolean).join('.');
   const extra =
     error.keyword === 'required'

@@ -127,7 +127,7 @@ const typeText: Record<FieldError['type'], string> = {
 };
 
 /** field.Error.Error(): `spec.x: Invalid value: "v": detail`. */
-export function fieldErrorText(e: FieldError): string {
+function fieldErrorText(e: FieldError): string {
   const shown =
     e.value !== undefined &&
     (e.type === 'Invalid' || e.type === 'NotSupported' || e.type === 'Duplicate')

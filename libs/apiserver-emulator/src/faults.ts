@@ -49,7 +49,7 @@ const REASONS: Record<number, string> = {
   504: 'Timeout',
 };
 
-export function faultMatches(m: FaultMatch | undefined, info: RequestInfo, user: string): boolean {
+function faultMatches(m: FaultMatch | undefined, info: RequestInfo, user: string): boolean {
   if (!m) return true;
   if (
     m.verb !== undefined &&

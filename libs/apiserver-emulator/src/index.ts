@@ -1,15 +1,10 @@
+// An in-memory Kubernetes API server that the real kubectl, client-node and the Python client
+// talk to, with admission, RBAC, watches, Job and CronJob controllers and injectable faults. It
+// plays the part envtest's kube-apiserver and etcd play for controller-runtime, without either
+// binary, so tests and benchmarks can start one per case.
 export { start, Emulator, type StartOptions } from './emulator.js';
-export { EmulatorCore, type CoreOptions } from './core.js';
-export { ObjectClient } from './client.js';
-export { ADMIN, ADMIN_TOKEN } from './authn.js';
 export { selfSignedCertificate } from './tls.js';
 export { ScheduleAccelerator } from './controllers/schedule-accelerator.js';
-export type { ErrorFault, LatencyFault, FaultMatch } from './faults.js';
-export type { WatchMatch } from './http/watch-hub.js';
+export type { ErrorFault, FaultMatch } from './faults.js';
 export type { RequestRecord, RequestFilter } from './request-log.js';
-export type { ClockMode } from './clock.js';
-export type { KubeObject, UserInfo } from './types.js';
-export type { ControllerOptions } from './controllers/index.js';
-export type { JobSimulationOptions, JobOutcome } from './controllers/jobs.js';
-export type { CronJobSimulationOptions } from './controllers/cronjobs.js';
-export type { DeleteOptions, PropagationPolicy } from './objects.js';
+export type { KubeObject } from './types.js';

@@ -2,7 +2,6 @@ import type { Clock } from './clock.js';
 import { validateCel } from './crd/cel.js';
 import { applyDefaults, prune, validate } from './crd/schema.js';
 import {
-  ApiError,
   alreadyExists,
   badRequest,
   conflict,
@@ -648,5 +647,3 @@ function sameObject(old: KubeObject, next: KubeObject): boolean {
   });
   return deepEqual(strip(old), strip(next));
 }
-
-export { ApiError };

@@ -66,7 +66,7 @@ function has(list: string[] | undefined, value: string): boolean {
   return !!list && (list.includes('*') || list.includes(value));
 }
 
-export function ruleAllows(rule: PolicyRule, a: Attributes): boolean {
+function ruleAllows(rule: PolicyRule, a: Attributes): boolean {
   if (!has(rule.verbs, a.verb)) return false;
   if (a.resource === undefined) {
     return (rule.nonResourceURLs ?? []).some(

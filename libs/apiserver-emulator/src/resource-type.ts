@@ -2,7 +2,7 @@ import type { KubeObject } from './types.js';
 import type { PrinterColumn } from './table.js';
 import type { JSONSchemaProps } from './crd/schema.js';
 
-export const ALL_VERBS = [
+const ALL_VERBS = [
   'create',
   'delete',
   'deletecollection',

@@ -12,11 +12,7 @@ type Path = string[];
 const SEP = '\u0001';
 
 /** Leaf paths of a FieldsV1 set. */
-export function leafPaths(
-  fields: Record<string, unknown>,
-  prefix: Path = [],
-  out: Path[] = [],
-): Path[] {
+function leafPaths(fields: Record<string, unknown>, prefix: Path = [], out: Path[] = []): Path[] {
   for (const [k, v] of Object.entries(fields)) {
     if (k === '.') continue;
     const child = isPlainObject(v) ? v : {};
@@ -83,7 +79,7 @@ function removeAt(obj: unknown, path: Path): void {
 }
 
 /** `.spec.target`, `.status.conditions[type="Ready"].status`. */
-export function pathText(path: Path): string {
+function pathText(path: Path): string {
   return path
     .map((seg) => {
       if (seg.startsWith('f:')) return `.${seg.slice(2)}`;

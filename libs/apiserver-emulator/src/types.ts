@@ -41,9 +41,6 @@ export interface UserInfo {
   extra?: Record<string, string[]>;
 }
 
-export type Verb =
-  'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
-
 /** What a request addresses, in the terms RBAC and the request log use (apiserver RequestInfo). */
 export interface RequestInfo {
   isResourceRequest: boolean;

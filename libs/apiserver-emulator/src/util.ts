@@ -45,11 +45,6 @@ export function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-/** metav1.MicroTime: RFC 3339 with microseconds. */
-export function rfc3339Micro(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
-
 /** Reads `a.b.c` out of an object, undefined when any step is missing. */
 export function getPath(obj: unknown, path: string[]): unknown {
   let cur: unknown = obj;

@@ -170,6 +170,8 @@ describe('object semantics over REST', () => {
     assert.equal(r.status, 201);
     assert.equal(r.json.spec.retentionDays, 7);
     assert.equal((await call('GET', `${BJ}/dry`)).status, 404);
+    const bad = await call('POST', `${BJ}?dryRun=All`, backupJob('dry-bad', { retentionDays: 0 }));
+    assert.equal(bad.status, 422, bad.text);
   });
 
   // docs/concepts/overview/working-with-objects/finalizers/; ValidateNoNewFinalizers

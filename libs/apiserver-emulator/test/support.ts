@@ -12,7 +12,7 @@ import { start, type Emulator, type StartOptions } from '../src/index.js';
  * docs/apiserver-emulator.md).
  */
 const GCLOUD_BIN = '/usr/lib/google-cloud-sdk/bin';
-export const KUBECTL_120 = join(process.cwd(), '.tools/kubernetes-client/usr/bin/kubectl');
+const KUBECTL_120 = join(process.cwd(), '.tools/kubernetes-client/usr/bin/kubectl');
 export const KUBECTL_VERSIONS: { label: string; bin: string; minor: number }[] = [
   { label: 'kubectl on PATH (1.32)', bin: 'kubectl', minor: 32 },
   ...[27, 28, 29, 30, 31, 33].map((minor) => ({
@@ -218,7 +218,7 @@ function varint(n: number): Buffer {
   return Buffer.from(out);
 }
 
-export function protoMessage(fields: ProtoField[]): Buffer {
+function protoMessage(fields: ProtoField[]): Buffer {
   return Buffer.concat(
     fields.map(([no, value]) => {
       if (typeof value === 'number' || typeof value === 'boolean')

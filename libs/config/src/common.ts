@@ -52,8 +52,7 @@ export interface CommonConfig {
 }
 
 /** Where Kubernetes mounts the pod's namespace; controller-runtime reads the same file. */
-export const SERVICE_ACCOUNT_NAMESPACE_FILE =
-  '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+const SERVICE_ACCOUNT_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
 export interface ConfigSources {
   /** Overridable so tests need not run inside a pod. */

@@ -1,8 +1,6 @@
 import type { ClusterOptions, RedisOptions } from 'ioredis';
 import type { EnvReader } from './env-reader.js';
 
-export type RedisMode = 'standalone' | 'cluster' | 'sentinel';
-
 export interface RedisEndpoint {
   readonly host: string;
   readonly port: number;

@@ -297,10 +297,18 @@ describe('parsing', () => {
     });
   });
 
-  test('the summary names every setting, prints durations in Go notation and hides the password', () => {
-    const summary = configSummary(
-      worker({ REDIS_URL: 'redis://:hunter2@redis:6379', WORKER_SHARDS: '0-2' }),
-    );
+  test('the summary names every setting that has a value, prints durations in Go notation and hides the password', () => {
+    const config = worker({ REDIS_URL: 'redis://:hunter2@redis:6379', WORKER_SHARDS: '0-2' });
+    const summary = configSummary(config);
+    const names = Object.keys(summary);
+    for (const [key, value] of Object.entries(config)) {
+      if (value === undefined && key !== 'kubeconfig') continue;
+      const name = key.replace(/Ms$/, '');
+      assert.ok(
+        names.some((n) => n === name || n.startsWith(`${name}.`)),
+        `${key} is in the summary`,
+      );
+    }
     assert.equal(summary['redis.password'], '(set)');
     assert.ok(!JSON.stringify(summary).includes('hunter2'));
     assert.equal(summary['redis.address'], 'redis://redis:6379/0');

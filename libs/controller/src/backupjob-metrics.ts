@@ -18,9 +18,6 @@ export interface BackupJobMetricsOptions {
   readonly clock?: () => Date;
 }
 
-/** At most this many series per BackupJob: 1 + 1 + 3 + 1 + 1 (see docs/operations.md). */
-export const SERIES_PER_BACKUPJOB = 7;
-
 const seconds = (date: Date) => date.getTime() / 1000;
 
 function families(states: readonly BackupJobState[]): GaugeFamily[] {

@@ -16,7 +16,7 @@ import { MANAGED_BY_VALUE } from '#api';
  * up to its first '/'. client-node's own agent would make every write "kubernetes-client-javascript",
  * and the watcher tells the operator's own writes from anyone else's by this name.
  */
-export const USER_AGENT = `${MANAGED_BY_VALUE}/worker`;
+const USER_AGENT = `${MANAGED_BY_VALUE}/worker`;
 
 /** The generated API clients the controller uses, sharing one KubeConfig. */
 export interface KubeClients {

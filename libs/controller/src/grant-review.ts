@@ -12,7 +12,7 @@ export interface GrantReviewOptions {
   readonly clock?: () => number;
 }
 
-export const DEFAULT_GRANT_CACHE_TTL_MS = 30_000;
+const DEFAULT_GRANT_CACHE_TTL_MS = 30_000;
 
 /**
  * Learns whether a namespace opted an object in for backups (a Secret, a PersistentVolumeClaim)

@@ -24,7 +24,7 @@ import { GrantReviewer } from './grant-review.js';
 
 export const REPORTING_CONTROLLER = 'backup.ops.example.com/backupjob-operator';
 /** The shortest RequeueAfter; 1 ms rather than 0 so it is never "no requeue". */
-export const IMMEDIATE_REQUEUE_MS = 1;
+const IMMEDIATE_REQUEUE_MS = 1;
 
 export interface ReconcileKeyOptions {
   readonly kubeConfig: KubeConfig;
@@ -249,7 +249,7 @@ interface FailureContext {
 }
 
 /** A failed API call as an error that names the call's answer, for the queue's error metrics. */
-export class ReconcileError extends Error {
+class ReconcileError extends Error {
   constructor(readonly failure: ApiFailure) {
     super(`${failure.reason}: ${failure.message}`);
     this.name = 'ReconcileError';

@@ -8,7 +8,7 @@ import { Logger } from '#observability';
 import { reconcilerConfig } from '#reconciler';
 import { createReconcileKey, type ReconcileKey } from '../src/index.js';
 
-export const SAMPLE_FILE = 'config/samples/ops_v1alpha1_backupjob.yaml';
+const SAMPLE_FILE = 'config/samples/ops_v1alpha1_backupjob.yaml';
 export const NAMESPACE = 'ops';
 export const config = reconcilerConfig({ defaultImage: 'registry.example.com/backup:1.0' });
 
@@ -137,7 +137,7 @@ export function condition(bj: BackupJob | undefined, type: string) {
 }
 
 /** A finished Job's status, as the Job controller writes it (no kubelet runs here). */
-export function jobStatus(state: 'succeeded' | 'failed', at: Date): Record<string, unknown> {
+function jobStatus(state: 'succeeded' | 'failed', at: Date): Record<string, unknown> {
   const time = at.toISOString();
   const started = new Date(at.getTime() - 60_000).toISOString();
   if (state === 'succeeded') {

@@ -14,7 +14,7 @@ export interface LoggerOptions {
 const RESERVED = new Set(['time', 'level', 'msg']);
 
 /** Writes without waiting; a pipe may queue lines, so exits go through exitAfterFlush. */
-export const stdoutSink: LogSink = (line) => {
+const stdoutSink: LogSink = (line) => {
   process.stdout.write(`${line}\n`);
 };
 

@@ -164,7 +164,7 @@ export abstract class QueueBase<
  * Joins the Prometheus texts of several queues: each metric's HELP and TYPE once, then all its
  * samples (the exposition format wants one block per metric name).
  */
-export function mergePrometheusText(texts: string[]): string {
+function mergePrometheusText(texts: string[]): string {
   const headers = new Map<string, string[]>();
   const samples = new Map<string, string[]>();
   for (const line of texts.flatMap((t) => t.split('\n'))) {

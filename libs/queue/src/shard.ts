@@ -72,15 +72,3 @@ export function shardKeys(prefix: string, name: string, shard: number): ShardKey
     mark: `${own}mark`,
   };
 }
-
-/** Groups keys by shard, keeping their order inside each shard. */
-export function groupByShard(keys: Iterable<string>, shards: number): Map<number, string[]> {
-  const groups = new Map<number, string[]>();
-  for (const key of keys) {
-    const shard = shardOf(key, shards);
-    const group = groups.get(shard);
-    if (group) group.push(key);
-    else groups.set(shard, [key]);
-  }
-  return groups;
-}

@@ -536,14 +536,26 @@ for (const kind of backendKinds) {
         );
       });
 
-      test('Redis gone: calls fail instead of hanging and shutdown completes', async () => {
+      test('Redis gone: every WorkQueue call fails instead of hanging; consumer shutdown completes', async () => {
         const server = await startRedisServer();
         const options = queueOptions(backend, { connection: { url: server.url } });
         const queue = new WorkQueue(options);
         const { consumer: c } = startConsumer(options);
         await queue.add('ns/x');
         await server.stop();
-        await assert.rejects(queue.add('ns/y'));
+        // All at once: each one waits out the client's retries before it fails.
+        const calls: [string, Promise<unknown>][] = [
+          ['add', queue.add('ns/y')],
+          ['addBulk', queue.addBulk(['ns/y', 'ns/z'])],
+          ['addAfter', queue.addAfter('ns/y', 1_000)],
+          ['addRateLimited', queue.addRateLimited('ns/y')],
+          ['forget', queue.forget('ns/x')],
+          ['numRequeues', queue.numRequeues('ns/x')],
+          ['len', queue.len()],
+          ['depth', queue.depth()],
+          ['raiseFence', queue.raiseFence(1)],
+        ];
+        await Promise.all(calls.map(([name, call]) => assert.rejects(call, name)));
         await c.shutdown({ drainTimeoutMs: 500 });
         await queue.close();
       });

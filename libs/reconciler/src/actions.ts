@@ -33,5 +33,3 @@ export type Action =
   | { readonly type: 'deleteJob'; readonly name: string; readonly uid: string }
   | { readonly type: 'updateStatus'; readonly status: BackupJobStatus }
   | { readonly type: 'emitEvent'; readonly event: EventSpec };
-
-export type ActionType = Action['type'];

@@ -34,7 +34,7 @@ const TMP_VOLUME = 'tmp';
 /** Owner and group read, so fsGroup lets the non-root backup user read the credentials. */
 const CREDENTIALS_MODE = 0o440;
 
-export function controllerReference(backupJob: BackupJob): V1OwnerReference {
+function controllerReference(backupJob: BackupJob): V1OwnerReference {
   return {
     apiVersion: backupJob.apiVersion,
     kind: backupJob.kind,
@@ -46,7 +46,7 @@ export function controllerReference(backupJob: BackupJob): V1OwnerReference {
 }
 
 /** Labels by which the watcher finds children and maps them back to their BackupJob. */
-export function childLabels(backupJob: BackupJob, component: BackupMode): Record<string, string> {
+function childLabels(backupJob: BackupJob, component: BackupMode): Record<string, string> {
   return {
     [LABEL_MANAGED_BY]: MANAGED_BY_VALUE,
     [LABEL_OWNER_NAME]: ownerLabelValue(backupJob.metadata.name as string),
@@ -64,7 +64,7 @@ export function jobSelector(backupJobName: string): string {
 }
 
 /** The directory the backup image reads and writes: the volume mount joined with spec.storage.path. */
-export function destination(spec: EffectiveSpec, config: ReconcilerConfig): string {
+function destination(spec: EffectiveSpec, config: ReconcilerConfig): string {
   return `${config.storageMountPath.replace(/\/+$/, '')}/${spec.path}`;
 }
 
@@ -136,7 +136,7 @@ function container(
   };
 }
 
-export function podSpec(
+function podSpec(
   backupJob: BackupJob,
   spec: EffectiveSpec,
   mode: BackupMode,

@@ -1,5 +1,5 @@
 import type { BackupJob } from '#api';
-import type { Action, ActionType, EventSpec } from './actions.js';
+import type { Action, EventSpec } from './actions.js';
 import { READY, findCondition } from './conditions.js';
 import { requeueAfter, type Result } from './result.js';
 import { StatusDraft, statusActions } from './status.js';
@@ -11,7 +11,7 @@ export type FailureKind = 'conflict' | 'notFound' | 'forbidden' | 'invalid' | 't
  * The step of a run that failed: one of the reconciler's writes, reading the world from the
  * API server, or asking whether the spec's Secret is opted in.
  */
-export type FailedStep = ActionType | 'read' | 'reviewGrants';
+export type FailedStep = Action['type'] | 'read' | 'reviewGrants';
 
 /** The permission a 403 names. */
 export interface Permission {

@@ -1,3 +1,6 @@
+// The BackupJob reconciler as a pure function: from the BackupJob and its children as last seen
+// to the writes that converge them and when to look again. controller-runtime's Reconcile, with
+// the client calls lifted out as actions so every decision is testable without an API server.
 export * from './actions.js';
 export * from './conditions.js';
 export * from './config.js';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
  */
 export const CRONJOB_NAME_MAX = 52;
 export const JOB_NAME_MAX = 63;
-export const LABEL_VALUE_MAX = 63;
+const LABEL_VALUE_MAX = 63;
 
 const HASH_LENGTH = 8;
 

@@ -40,7 +40,7 @@ function scalarProblems(value: unknown, schema: JSONSchemaProps): string[] {
  * written by someone else, reaches the operator unchecked; reading it as typed would crash.
  * Patterns are left to the checks that follow (validateSpec), whose messages say more.
  */
-export function schemaProblems(value: unknown, schema: JSONSchemaProps, path: string): string[] {
+function schemaProblems(value: unknown, schema: JSONSchemaProps, path: string): string[] {
   if (!typeMatches(schema.type, value)) {
     return [
       `${path}: must be ${schema.type === 'array' || schema.type === 'object' ? 'an' : 'a'} ${schema.type}, not ${typeOf(value)}`,

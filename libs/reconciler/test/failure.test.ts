@@ -229,7 +229,7 @@ describe('onFailure: what the report says', () => {
 });
 
 describe('onFailure: one status write per change, never one per retry', () => {
-  test('a persistent failure writes status once; every later retry only extends the Event', () => {
+  test('a persistent failure writes status once; every later retry writes only its Event', () => {
     let bj = reconciledThenEdited();
     let statusWrites = 0;
     let events = 0;
@@ -244,6 +244,12 @@ describe('onFailure: one status write per change, never one per retry', () => {
       if (status) {
         statusWrites++;
         bj = { ...bj, status };
+      } else {
+        assert.deepEqual(
+          out.actions.map((a) => a.type),
+          ['emitEvent'],
+          `retry ${failures}`,
+        );
       }
       events += out.actions.filter((a) => a.type === 'emitEvent').length;
     }

@@ -48,7 +48,7 @@ export function backupJob(
  * What the API server hands back for a created CronJob: the object with defaults filled in
  * (imagePullPolicy, terminationMessagePath, dnsPolicy …), quantities canonicalized and a uid.
  */
-export function asStored(cronJob: V1CronJob): V1CronJob {
+function asStored(cronJob: V1CronJob): V1CronJob {
   const stored = structuredClone(cronJob);
   stored.metadata = { ...stored.metadata, uid: 'uid-cj-1', resourceVersion: '20', generation: 1 };
   const pod = stored.spec?.jobTemplate.spec?.template.spec;

@@ -17,7 +17,7 @@ export interface HealthCheck {
   check(signal: AbortSignal): Promise<CheckDetails | void> | CheckDetails | void;
 }
 
-export const DEFAULT_CHECK_TIMEOUT_MS = 1000;
+const DEFAULT_CHECK_TIMEOUT_MS = 1000;
 
 /**
  * Named liveness and readiness checks that components register as they start: the Redis ping,

@@ -1,3 +1,6 @@
+// Test and bench support: real Redis in every topology (standalone, Cluster, Sentinel) with its
+// faults, child processes awaited by log line, and the whole operator (emulator, Redis, watchers,
+// workers) in one call. Our envtest, except that it runs the shipped entry points, not a manager.
 export * from './eventually.js';
 export * from './ports.js';
 export * from './process.js';

@@ -205,7 +205,7 @@ async function waitForCluster(
 }
 
 /** CLUSTER NODES: `<id> <ip:port@bus> <flags> <primary> <ping> <pong> <epoch> <link> <slots…>`. */
-export function parseNodes(text: string): ClusterNodeInfo[] {
+function parseNodes(text: string): ClusterNodeInfo[] {
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')

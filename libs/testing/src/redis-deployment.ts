@@ -121,7 +121,7 @@ export async function startRedisDeployment(
 }
 
 /** The variables that say where Redis is and how to log in (libs/config). */
-export const REDIS_VARIABLES = [
+const REDIS_VARIABLES = [
   'REDIS_URL',
   'REDIS_CLUSTER_NODES',
   'REDIS_SENTINELS',

@@ -67,7 +67,7 @@ export function failOverRedisPrimary(sys: OperatorSystem): Promise<RedisFailover
 }
 
 /** The shard with the most keys waiting or running (ties: the lowest). */
-export async function busiestShard(sys: OperatorSystem): Promise<number> {
+async function busiestShard(sys: OperatorSystem): Promise<number> {
   const client = sys.redisDeployment.client();
   try {
     const loads = await Promise.all(

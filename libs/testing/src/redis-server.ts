@@ -69,7 +69,7 @@ export async function startRedisServer(
 }
 
 /** Arguments for a data node on `port` that needs a password, TLS or a primary. */
-export function serverAuthArgs(options: RedisServerOptions, port: number): string[] {
+function serverAuthArgs(options: RedisServerOptions, port: number): string[] {
   const { tls, password, replicaOf } = options;
   return [
     ...(password ? ['--requirepass', password, '--masterauth', password] : []),

@@ -10,7 +10,7 @@ export const RELEASE = 'backup-operator';
 export const NAMESPACE = 'backup-operator-system';
 
 /** The real Helm 3 binary scripts/install-helm.sh puts in the tree (HELM overrides it). */
-export const HELM = resolve(process.env.HELM ?? '.tools/helm/bin/helm');
+const HELM = resolve(process.env.HELM ?? '.tools/helm/bin/helm');
 
 // Helm writes caches and reads repositories under HOME; a private one keeps the runs hermetic,
 // and KUBECONFIG=/dev/null makes sure nothing reaches a cluster.

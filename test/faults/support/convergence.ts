@@ -48,7 +48,7 @@ function problemOf(sys: OperatorSystem, name: string): string | undefined {
  * change no reconcile has started after yet (the change's event must reach a worker even when an
  * earlier run already read the new spec).
  */
-export function convergenceProblems(
+function convergenceProblems(
   sys: OperatorSystem,
   fleet: Fleet,
   starts?: ReadonlyMap<string, number>,

@@ -21,14 +21,14 @@ export class AuthorizerValue {
   ) {}
 }
 
-export class PathCheckValue {
+class PathCheckValue {
   constructor(
     readonly authorizer: AuthorizerValue,
     readonly path: string,
   ) {}
 }
 
-export class GroupCheckValue {
+class GroupCheckValue {
   constructor(
     readonly authorizer: AuthorizerValue,
     readonly group: string,
@@ -48,7 +48,7 @@ export class ResourceCheckValue {
   }
 }
 
-export class DecisionValue {
+class DecisionValue {
   constructor(
     readonly decision: Decision,
     readonly error = '',

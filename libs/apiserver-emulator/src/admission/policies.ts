@@ -124,7 +124,7 @@ function messageOf(v: Validation, context: Context): string {
  * policy and binding is evaluated and the first denial answers the request. Writes of policies
  * and bindings are defaulted and validated (CEL compiled) like the real registry does.
  */
-export class AdmissionPolicies {
+class AdmissionPolicies {
   private readonly match: MatchContext;
 
   constructor(

@@ -132,7 +132,7 @@ class DueTimes {
 }
 
 /** The most recent schedule time at or before `now`, in the CronJob's time zone. */
-export function latestScheduleTime(spec: CronJobSpec, now: number): number | undefined {
+function latestScheduleTime(spec: CronJobSpec, now: number): number | undefined {
   try {
     const expr = CronExpressionParser.parse(spec.schedule, {
       currentDate: new Date(now + 1000),

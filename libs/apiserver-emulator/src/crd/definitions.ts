@@ -45,7 +45,7 @@ function specOf(crd: KubeObject): CrdSpec {
 }
 
 /** Kubernetes version priority (v1 > v1beta2 > v1beta1 > v1alpha1 > other), for preferred versions. */
-export function versionPriority(v: string): [number, number, number] {
+function versionPriority(v: string): [number, number, number] {
   const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
   if (!m) return [0, 0, 0];
   const level = m[2] === undefined ? 3 : m[2] === 'beta' ? 2 : 1;

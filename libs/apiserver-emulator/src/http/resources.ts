@@ -1,5 +1,5 @@
 import type { EmulatorCore } from '../core.js';
-import { ApiError, badRequest, methodNotAllowed, notFound, pathNotFound } from '../errors.js';
+import { badRequest, methodNotAllowed, notFound, pathNotFound } from '../errors.js';
 import {
   PATCH_TYPES,
   type DeleteOptions,
@@ -358,5 +358,3 @@ function tokenRequest(ctx: RequestContext, rt: ResourceType): void {
     status: { token, expirationTimestamp: rfc3339(core.clock.now() + seconds * 1000) },
   });
 }
-
-export { ApiError };
