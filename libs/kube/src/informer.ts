@@ -23,7 +23,7 @@ export interface InformerOptions<T extends KubeObject> extends Omit<
 }
 
 /** controller-runtime's default SyncPeriod. */
-export const DEFAULT_RESYNC_PERIOD_MS = 10 * 60 * 60 * 1000;
+const DEFAULT_RESYNC_PERIOD_MS = 10 * 60 * 60 * 1000;
 
 /**
  * A shared informer: a list-watch and a reflector per watched namespace (or one for all), one cache

@@ -59,7 +59,7 @@ export interface LeaderElectorOptions {
 }
 
 /** controller-runtime's defaults. */
-export const leaderElectionDefaults = {
+const leaderElectionDefaults = {
   leaseDurationMs: 15_000,
   renewDeadlineMs: 10_000,
   retryPeriodMs: 2_000,

@@ -45,7 +45,7 @@ export interface ListWatchOptions<T extends KubeObject> {
   readonly log?: Log;
 }
 
-export const listWatchDefaults = {
+const listWatchDefaults = {
   pageSize: 500,
   watchdogMs: 90_000,
   listTimeoutMs: 60_000,
@@ -298,7 +298,7 @@ class Watchdog {
 }
 
 /** The stream's newline-delimited lines (a watch sends one JSON object per line). */
-export async function* readLines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+async function* readLines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   let pending = '';
   for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
     pending += chunk;

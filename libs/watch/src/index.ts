@@ -4,14 +4,9 @@
  * BackupJob's snapshot and hand the key to the queue. It mirrors controller-runtime's source,
  * handler and predicate packages and its manager's leader election, with the workqueue in Redis.
  */
-export {
-  backupJobKeyOfCronJob,
-  backupJobKeyOfJob,
-  controllerOf,
-  type CronJobLookup,
-} from './handler.js';
-export { KeyPump, type KeySink, type KeyPumpOptions } from './key-pump.js';
-export { CHILD_SELECTOR, KeySource, type KeySourceOptions } from './key-source.js';
-export { Manager, type ManagerOptions, type ManagerStatus } from './manager.js';
-export { backupJobUpdatePredicate, cronJobUpdatePredicate } from './predicate.js';
+export { backupJobKeyOfCronJob, backupJobKeyOfJob } from './handler.js';
+export type { KeySink } from './key-pump.js';
+export { KeySource } from './key-source.js';
+export { Manager } from './manager.js';
+export { backupJobUpdatePredicate } from './predicate.js';
 export { stripBackupJob, stripCronJob, stripJob, withoutWriters } from './transform.js';

@@ -256,7 +256,7 @@ export class KeyPump {
   }
 }
 
-export const keyPumpDefaults = {
+const keyPumpDefaults = {
   /**
    * Above the time one run's writes take to come back through the watches at ordinary API
    * latencies, so the verifying run sees them all; a run slower than this only costs one more
