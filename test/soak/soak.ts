@@ -1,8 +1,13 @@
 import { API_VERSION, KIND } from '#api';
 import type { KubeObject } from '#apiserver-emulator';
-import { startOperatorSystem, untilWorking, type ManagedProcess } from '#testing';
+import {
+  lastStarts,
+  type ManagedProcess,
+  reconcileRuns,
+  startOperatorSystem,
+  untilWorking,
+} from '#testing';
 import { USERS } from '../e2e/support.js';
-import { lastStarts, reconcileRuns } from '../faults/support/reconcile-log.js';
 import { FAULT_ENV } from '../faults/support/system.js';
 import { Churn } from './churn.js';
 import { selectFaults, type FaultContext } from './faults.js';

@@ -80,19 +80,6 @@ export async function writesDuring(emu: Emulator, fn: () => Promise<unknown>): P
 }
 
 /** Reconciles until a run writes nothing; fails if that takes more than a few runs. */
-/** Polls until `check` holds (asynchronous emulator controllers), failing after a generous deadline. */
-export async function eventually(
-  check: () => boolean,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 export async function converge(h: Harness, key: string): Promise<unknown> {
   for (let i = 0; i < 6; i++) {
     let result: unknown;
@@ -130,10 +117,6 @@ export function patchSpec(h: Harness, name: string, spec: Partial<BackupJob['spe
 export function getCronJob(h: Harness, name: string): V1CronJob | undefined {
   return h.emu.objects.get('batch/v1', 'CronJob', name, NAMESPACE) as unknown as
     V1CronJob | undefined;
-}
-
-export function condition(bj: BackupJob | undefined, type: string) {
-  return bj?.status?.conditions?.find((c) => c.type === type);
 }
 
 /** A finished Job's status, as the Job controller writes it (no kubelet runs here). */

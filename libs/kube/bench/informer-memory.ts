@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { backupJobCrd } from '#api';
 import { start } from '#apiserver-emulator';
-import { restFrom } from '../test/cluster.js';
+import { restFrom } from '#testing';
 
 const objects = Number(process.argv[2] ?? 10_000);
 const MODES = ['full', 'watcher'] as const;

@@ -2,12 +2,17 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LABEL_MANAGED_BY, LABEL_OWNER_NAME, MANAGED_BY_VALUE } from '#api';
 import { WorkQueue } from '#queue';
-import { startRedisServer, type RedisServer } from '#testing';
+import {
+  eventually,
+  type KubeCluster,
+  type RedisServer,
+  startKubeCluster,
+  startRedisServer,
+} from '#testing';
 import type { KeySink } from '../src/key-pump.js';
 import { collectionPath, CRONJOBS, JOBS, objectPath } from '../src/resource.js';
 import type { KubeObject, OwnerReference } from '../src/types.js';
 import { WatcherController, type WatcherControllerOptions } from '../src/watcher-controller.js';
-import { eventually, startCluster, type TestCluster } from './cluster.js';
 
 type Priority = 'normal' | 'low';
 
@@ -33,7 +38,7 @@ const NS = 'wc';
 const CHILD_LABELS = { [LABEL_MANAGED_BY]: MANAGED_BY_VALUE };
 
 function controllerFor(
-  cluster: TestCluster,
+  cluster: KubeCluster,
   queue: KeySink,
   extra: Partial<WatcherControllerOptions> = {},
 ) {
@@ -97,18 +102,18 @@ function job(name: string, labels: Record<string, string>, owner?: OwnerReferenc
 }
 
 describe('WatcherController: events to owner keys', () => {
-  let cluster: TestCluster;
+  let cluster: KubeCluster;
   let sink: RecordingSink;
   let controller: WatcherController;
 
   before(async () => {
-    cluster = await startCluster();
+    cluster = await startKubeCluster();
     await cluster.createNamespace(NS);
     await cluster.backupJobs.create(NS, 'pre');
     sink = new RecordingSink();
     controller = controllerFor(cluster, sink, { namespaces: [NS] });
     controller.start();
-    await eventually(() => controller.synced && controller.healthy, 'controller never synced');
+    await eventually('the controller to sync', () => controller.synced && controller.healthy);
     await controller.flushed();
   });
   after(async () => {
@@ -136,12 +141,12 @@ describe('WatcherController: events to owner keys', () => {
     const arrived = (times: number) => () =>
       sink.since(mark).filter((k) => k === `normal ${NS}/${sentinel}`).length >= times;
     await cluster.backupJobs.create(NS, sentinel).then(async (owner) => {
-      await eventually(arrived(1), 'sentinel never arrived');
+      await eventually('the sentinel key', arrived(1));
       if (watched === 'cronjobs') await create(CRONJOBS, cronJob(sentinel, owner));
       if (watched === 'jobs')
         await create(JOBS, job(sentinel, { ...CHILD_LABELS, [LABEL_OWNER_NAME]: sentinel }));
     });
-    if (watched !== 'backupjobs') await eventually(arrived(2), 'child sentinel never arrived');
+    if (watched !== 'backupjobs') await eventually('the child sentinel key', arrived(2));
     await controller.flushed();
     // One change may be several events (a delete: deletionTimestamp set, then gone): distinct keys.
     return [...new Set(sink.since(mark).filter((k) => !k.endsWith(`/${sentinel}`)))];
@@ -285,10 +290,10 @@ describe('WatcherController: events to owner keys', () => {
 });
 
 describe('WatcherController with the real queue on Redis', () => {
-  let cluster: TestCluster;
+  let cluster: KubeCluster;
   let redis: RedisServer;
   before(async () => {
-    [cluster, redis] = await Promise.all([startCluster(), startRedisServer()]);
+    [cluster, redis] = await Promise.all([startKubeCluster(), startRedisServer()]);
     await cluster.createNamespace(NS);
   });
   after(async () => {
@@ -310,12 +315,12 @@ describe('WatcherController with the real queue on Redis', () => {
       for (let i = 0; i < 10; i++) {
         await cluster.backupJobs.patch(NS, `split-${i}`, { metadata: { labels: { round: '2' } } });
       }
-      await eventually(() => first.synced && second.synced, 'controllers never synced');
+      await eventually('the controllers to sync', () => first.synced && second.synced);
       const keys = await cluster.backupJobs.versions();
-      await eventually(async () => {
+      await eventually(`the queue to hold exactly one entry per key (${keys.size})`, async () => {
         await Promise.all([first.flushed(), second.flushed()]);
         return (await queue.len()) === keys.size;
-      }, `the queue never held exactly one entry per key (${keys.size})`);
+      });
       assert.equal(await queue.len(), keys.size);
     } finally {
       await Promise.all([first.stop(), second.stop()]);
@@ -329,13 +334,13 @@ describe('WatcherController with the real queue on Redis', () => {
     queue.on('reset', () => controller.reAddAll());
     try {
       controller.start();
-      await eventually(() => controller.synced, 'controller never synced');
+      await eventually('the controller to sync', () => controller.synced);
       const expected = (await cluster.backupJobs.versions()).size;
-      await eventually(async () => (await queue.len()) === expected, 'initial keys never arrived');
+      await eventually('the initial keys', async () => (await queue.len()) === expected);
       await redis.restartEmpty();
       await eventually(
+        'the keys to be added again',
         async () => (await queue.len().catch(() => -1)) === expected,
-        'keys not re-added',
       );
     } finally {
       await controller.stop();

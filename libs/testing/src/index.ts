@@ -1,4 +1,4 @@
-export * from './eventually.js';
+export * from './wait.js';
 export * from './ports.js';
 export * from './process.js';
 export * from './redis-server.js';
@@ -9,3 +9,6 @@ export * from './tcp-proxy.js';
 export * from './redis-sentinel.js';
 export * from './redis-deployment.js';
 export * from './redis-faults.js';
+export * from './kube-cluster.js';
+export * from './reconcile-log.js';
+export * from './objects.js';

@@ -1,0 +1,31 @@
+import type { KubeObject } from '#apiserver-emulator';
+
+/** The condition of that type in an object's status (a BackupJob's, as any test holds it). */
+export function condition<C extends { readonly type: string }>(
+  object: { readonly status?: { readonly conditions?: readonly C[] } } | undefined,
+  type: string,
+): C | undefined {
+  return object?.status?.conditions?.find((c) => c.type === type);
+}
+
+/**
+ * A CronJob someone else made, with the name the operator would give its own: no owner reference
+ * and none of the operator's labels, so the operator must leave it alone.
+ */
+export function foreignCronJob(namespace: string, name: string, schedule = '@yearly'): KubeObject {
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
+    metadata: { name, namespace },
+    spec: {
+      schedule,
+      jobTemplate: {
+        spec: {
+          template: {
+            spec: { restartPolicy: 'Never', containers: [{ name: 'x', image: 'busybox' }] },
+          },
+        },
+      },
+    },
+  };
+}
