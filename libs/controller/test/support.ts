@@ -6,6 +6,7 @@ import { API_VERSION, KIND, backupJobCrd, type BackupJob } from '#api';
 import { start, type Emulator, type KubeObject, type StartOptions } from '#apiserver-emulator';
 import { Logger } from '#observability';
 import { reconcilerConfig } from '#reconciler';
+import { jobStatus } from '#testing';
 import { createReconcileKey, type ReconcileKey } from '../src/index.js';
 
 export const SAMPLE_FILE = 'config/samples/ops_v1alpha1_backupjob.yaml';
@@ -117,38 +118,6 @@ export function patchSpec(h: Harness, name: string, spec: Partial<BackupJob['spe
 export function getCronJob(h: Harness, name: string): V1CronJob | undefined {
   return h.emu.objects.get('batch/v1', 'CronJob', name, NAMESPACE) as unknown as
     V1CronJob | undefined;
-}
-
-/** A finished Job's status, as the Job controller writes it (no kubelet runs here). */
-export function jobStatus(state: 'succeeded' | 'failed', at: Date): Record<string, unknown> {
-  const time = at.toISOString();
-  const started = new Date(at.getTime() - 60_000).toISOString();
-  if (state === 'succeeded') {
-    return {
-      startTime: started,
-      completionTime: time,
-      succeeded: 1,
-      conditions: [
-        { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: time },
-        { type: 'Complete', status: 'True', lastTransitionTime: time },
-      ],
-    };
-  }
-  const reason = 'BackoffLimitExceeded';
-  return {
-    startTime: started,
-    failed: 1,
-    conditions: [
-      { type: 'FailureTarget', status: 'True', reason, lastTransitionTime: time },
-      {
-        type: 'Failed',
-        status: 'True',
-        reason,
-        message: 'Job has reached the specified backoff limit',
-        lastTransitionTime: time,
-      },
-    ],
-  };
 }
 
 /** Finishes an existing Job the given way. */

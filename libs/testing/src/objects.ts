@@ -29,3 +29,35 @@ export function foreignCronJob(namespace: string, name: string, schedule = '@yea
     },
   };
 }
+
+/** A finished Job's status, as the Job controller writes it (no kubelet runs here). */
+export function jobStatus(state: 'succeeded' | 'failed', at: Date): Record<string, unknown> {
+  const time = at.toISOString();
+  const started = new Date(at.getTime() - 60_000).toISOString();
+  if (state === 'succeeded') {
+    return {
+      startTime: started,
+      completionTime: time,
+      succeeded: 1,
+      conditions: [
+        { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: time },
+        { type: 'Complete', status: 'True', lastTransitionTime: time },
+      ],
+    };
+  }
+  const reason = 'BackoffLimitExceeded';
+  return {
+    startTime: started,
+    failed: 1,
+    conditions: [
+      { type: 'FailureTarget', status: 'True', reason, lastTransitionTime: time },
+      {
+        type: 'Failed',
+        status: 'True',
+        reason,
+        message: 'Job has reached the specified backoff limit',
+        lastTransitionTime: time,
+      },
+    ],
+  };
+}
