@@ -6,6 +6,7 @@ import {
   reconcileRuns,
   startOperatorSystem,
   untilWorking,
+  waitFor,
 } from '#testing';
 import { USERS } from '../e2e/support.js';
 import { FAULT_ENV } from '../faults/support/system.js';
@@ -140,10 +141,5 @@ export async function runSoak(
 
 /** Polls `ok` until it holds (true) or `withinMs` has passed (false). */
 async function until(ok: () => boolean, withinMs: number): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    if (ok()) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(500);
-  }
+  return (await waitFor(ok, Boolean, withinMs, 500)).finished;
 }
