@@ -4,7 +4,7 @@ import { Informer } from '../src/informer.js';
 import { BACKUPJOBS, CRONJOBS } from '../src/resource.js';
 import { stripBackupJob, stripCronJob } from '../src/transform.js';
 import { CHILD_SELECTOR } from '../src/watcher-controller.js';
-import { restFrom } from '#testing';
+import { restFrom } from '#testing/kube-cluster';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { apiServerCheck } from '../src/apiserver-check.js';
-import { startKubeCluster } from '#testing';
+import { startKubeCluster } from '#testing/kube-cluster';
 
 test('the API server check passes while the server answers and fails once it is gone', async () => {
   const cluster = await startKubeCluster();

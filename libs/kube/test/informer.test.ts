@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { Informer } from '../src/informer.js';
 import { BACKUPJOBS } from '../src/resource.js';
 import { objectKey, type KubeObject } from '../src/types.js';
-import { eventually, type KubeCluster, startKubeCluster } from '#testing';
+import { eventually } from '#testing';
+import { type KubeCluster, startKubeCluster } from '#testing/kube-cluster';
 
 /** The last state each key was delivered in: a resourceVersion, or 'deleted'. */
 class Delivered {

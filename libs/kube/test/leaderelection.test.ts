@@ -1,14 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  eventually,
-  type KubeCluster,
-  type ManagedProcess,
-  startKubeCluster,
-  startProcess,
-} from '#testing';
+import { eventually, type ManagedProcess, startProcess } from '#testing';
 import { LeaderElector, type StoppedReason } from '../src/leaderelection.js';
 import { LeaseLock } from '../src/resourcelock.js';
+import { type KubeCluster, startKubeCluster } from '#testing/kube-cluster';
 
 // Short timings keep the suite quick; their ratios are client-go's (15 s / 10 s / 2 s).
 const FAST = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };

@@ -2,17 +2,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LABEL_MANAGED_BY, LABEL_OWNER_NAME, MANAGED_BY_VALUE } from '#api';
 import { WorkQueue } from '#queue';
-import {
-  eventually,
-  type KubeCluster,
-  type RedisServer,
-  startKubeCluster,
-  startRedisServer,
-} from '#testing';
+import { eventually, type RedisServer, startRedisServer } from '#testing';
 import type { KeySink } from '../src/key-pump.js';
 import { collectionPath, CRONJOBS, JOBS, objectPath } from '../src/resource.js';
 import type { KubeObject, OwnerReference } from '../src/types.js';
 import { WatcherController, type WatcherControllerOptions } from '../src/watcher-controller.js';
+import { type KubeCluster, startKubeCluster } from '#testing/kube-cluster';
 
 type Priority = 'normal' | 'low';
 

@@ -4,7 +4,8 @@ import type { BackoffOptions } from '../src/backoff.js';
 import type { Log, LogFields } from '../src/log.js';
 import { BACKUPJOBS } from '../src/resource.js';
 import { Watcher } from '../src/watcher.js';
-import { eventually, type KubeCluster, startKubeCluster } from '#testing';
+import { eventually } from '#testing';
+import { type KubeCluster, startKubeCluster } from '#testing/kube-cluster';
 
 /** The delay the watcher chose after each failure, in order, with what failed. */
 class RetryLog implements Log {

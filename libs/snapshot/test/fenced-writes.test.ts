@@ -4,7 +4,8 @@ import { WatcherController, type WorldSnapshot } from '#kube';
 import { FencedError, isFencedError, WorkQueue } from '#queue';
 import { backendKinds, startBackend, type Backend } from '#queue/test/support';
 import { RedisSnapshotStore } from '../src/index.js';
-import { eventually, type KubeCluster, startKubeCluster } from '#testing';
+import { eventually } from '#testing';
+import { type KubeCluster, startKubeCluster } from '#testing/kube-cluster';
 
 const snapshot = (name: string, note: string): WorldSnapshot => ({
   backupJob: { metadata: { name, annotations: { note } } },

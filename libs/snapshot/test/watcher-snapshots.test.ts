@@ -12,14 +12,9 @@ import {
   WatcherController,
 } from '#kube';
 import { cronJobName } from '#reconciler';
-import {
-  eventually,
-  type KubeCluster,
-  type RedisServer,
-  startKubeCluster,
-  startRedisServer,
-} from '#testing';
+import { eventually, type RedisServer, startRedisServer } from '#testing';
 import { RedisSnapshotStore } from '../src/index.js';
+import { type KubeCluster, startKubeCluster } from '#testing/kube-cluster';
 
 const NS = 'ops';
 const OTHER_NS = 'dev';

@@ -9,6 +9,5 @@ export * from './tcp-proxy.js';
 export * from './redis-sentinel.js';
 export * from './redis-deployment.js';
 export * from './redis-faults.js';
-export * from './kube-cluster.js';
 export * from './reconcile-log.js';
 export * from './objects.js';
