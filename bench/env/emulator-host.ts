@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { API_VERSION, backupJobCrd, FINALIZER, KIND, type BackupJob } from '#api';
 import { start, type KubeObject } from '#apiserver-emulator';
 import { cronJobName, reconcile, reconcilerConfig, referencedObjects } from '#reconciler';
+import { jobStatus } from '#testing';
 import { Tracker, type TrackedBackupJob } from './tracker.js';
 import type { HostRequest, HostResponse, Ops } from './emulator-protocol.js';
 
@@ -110,7 +111,7 @@ function finishedJobs(backupJobName: string, count: number): void {
   >('batch/v1', 'CronJob', cronJobName(backupJobName), NAMESPACE);
   if (!cronJob) throw new Error(`seeded ${backupJobName} has no CronJob`);
   for (let k = 0; k < count; k++) {
-    const finished = new Date(Date.now() - (k + 1) * 86_400_000).toISOString();
+    const finished = new Date(Date.now() - (k + 1) * 86_400_000);
     const job = emu.objects.create({
       apiVersion: 'batch/v1',
       kind: 'Job',
@@ -132,18 +133,7 @@ function finishedJobs(backupJobName: string, count: number): void {
       spec: cronJob.spec.jobTemplate.spec,
     } as unknown as KubeObject);
     emu.objects.update(
-      {
-        ...job,
-        status: {
-          startTime: finished,
-          completionTime: finished,
-          succeeded: 1,
-          conditions: [
-            { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: finished },
-            { type: 'Complete', status: 'True', lastTransitionTime: finished },
-          ],
-        },
-      } as KubeObject,
+      { ...job, status: jobStatus('succeeded', finished) } as KubeObject,
       'status',
     );
   }

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { scrape, sumOf } from '../lib/prom.js';
 import {
+  eventually,
   freePort,
   startProcess,
   startRedisDeployment,
@@ -40,15 +41,6 @@ export interface CommonOptions {
   /** Open each process's inspector on a free local port (see `inspectPort`). */
   readonly inspect?: boolean;
   readonly echo?: boolean;
-}
-
-async function poll(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function ok(url: string): Promise<boolean> {
@@ -168,7 +160,7 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
   };
   const processes: OperatorProcess[] = [];
   const readyz = (p: OperatorProcess) =>
-    poll(`${p.name} ready`, 60_000, () => ok(`${p.healthUrl}/readyz`));
+    eventually(`${p.name} ready`, () => ok(`${p.healthUrl}/readyz`), 60_000);
   const startWatcher = async (n: number) => {
     const w = await spawnNode('watcher', `watcher-${n}`, dist('apps/watcher/src/main.js'), common, {
       ...o,
@@ -176,10 +168,11 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
     });
     processes.unshift(w);
     // A standby is ready too; the watcher is ready to measure once it leads and is synced.
-    await poll(`${w.name} leading`, 60_000, async () => {
-      const samples = await scrape(w.metricsUrl);
-      return sumOf(samples, 'leader_election_master_status') >= 1;
-    });
+    await eventually(
+      `${w.name} leading`,
+      async () => sumOf(await scrape(w.metricsUrl), 'leader_election_master_status') >= 1,
+      60_000,
+    );
     await readyz(w);
   };
   try {

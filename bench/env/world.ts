@@ -1,3 +1,4 @@
+import { waitFor } from '#testing';
 import { EmulatorHandle } from './emulator.js';
 import type { Progress } from './tracker.js';
 
@@ -49,20 +50,20 @@ export async function withWorld<T>(
 }
 
 /**
- * Polls the emulator until `done` holds or `timeoutMs` passes; resolves with the last progress
- * either way, so a run that hits its cap still reports how far it got.
+ * Polls the emulator's progress until `done` holds or `timeoutMs` passes; resolves with the last
+ * progress either way, so a run that hits its cap still reports how far it got.
  */
-export async function waitFor(
+export async function waitForProgress(
   emu: EmulatorHandle,
   done: (p: Progress) => boolean,
   timeoutMs: number,
   intervalMs = 100,
 ): Promise<{ progress: Progress; finished: boolean }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const progress = await emu.call('progress', undefined);
-    if (done(progress)) return { progress, finished: true };
-    if (Date.now() > deadline) return { progress, finished: false };
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
+  const { value, finished } = await waitFor(
+    () => emu.call('progress', undefined),
+    done,
+    timeoutMs,
+    intervalMs,
+  );
+  return { progress: value, finished };
 }

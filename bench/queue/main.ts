@@ -14,7 +14,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startProcess, type ManagedProcess, startRedisServer, type RedisServer } from '#testing';
 import { WorkQueue, type QueueOptions } from '#queue';
-import { startBackend } from '#queue/test/backends';
+import { startBackend } from '#queue/test/support';
 import { runStress, type StressReport } from '#queue/test/stress';
 import { parseCommandStats, totals } from '../lib/redis-stats.js';
 import { textTable } from '../lib/report.js';

@@ -1,6 +1,6 @@
 import type { Table } from '../lib/result.js';
 import { summarize, type Summary } from '../lib/stats.js';
-import { PREFIX, waitFor, withWorld } from '../env/world.js';
+import { PREFIX, waitForProgress, withWorld } from '../env/world.js';
 import {
   bestBaseline,
   operatorSpec,
@@ -30,7 +30,7 @@ async function burst(
     const sys = await spec.start(emu.kubeconfigPath);
     try {
       const { at } = await emu.call('create', { prefix: PREFIX, from: 0, count: objects });
-      const { finished } = await waitFor(
+      const { finished } = await waitForProgress(
         emu,
         (p) => p.ready >= objects,
         ctx.size.coldStart.capSeconds * 1000,

@@ -2,7 +2,7 @@ import type { Goal, Table } from '../lib/result.js';
 import { fractionAtMost, histogramQuantile } from '../lib/prom.js';
 import { summarize, type Summary, round } from '../lib/stats.js';
 import { snapshot, waitQuiet, windowOf } from '../env/measure.js';
-import { PREFIX, waitFor, withWorld } from '../env/world.js';
+import { PREFIX, waitForProgress, withWorld } from '../env/world.js';
 import {
   bestBaseline,
   operatorSpec,
@@ -51,7 +51,12 @@ async function churnRuns(
           durationMs: seconds * 1000,
         });
         // Drain: every change observed, or give up after as long again as the churn ran.
-        await waitFor(emu, (p) => p.pendingChanges === 0, Math.max(10_000, seconds * 1000), 200);
+        await waitForProgress(
+          emu,
+          (p) => p.pendingChanges === 0,
+          Math.max(10_000, seconds * 1000),
+          200,
+        );
         const after = await snapshot(sys, emu);
         const w = windowOf(before, after);
         const latencies = await emu.call('changeLatencies', undefined);

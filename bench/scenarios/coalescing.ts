@@ -1,6 +1,6 @@
 import type { Table } from '../lib/result.js';
 import { snapshot, waitQuiet, windowOf } from '../env/measure.js';
-import { PREFIX, waitFor, withWorld } from '../env/world.js';
+import { PREFIX, waitForProgress, withWorld } from '../env/world.js';
 import { systemsFor, type Scenario } from './context.js';
 
 export const coalescingScenario: Scenario = {
@@ -25,7 +25,7 @@ export const coalescingScenario: Scenario = {
               await waitQuiet(sys, 60_000);
               const before = await snapshot(sys, emu);
               await emu.call('hammer', { name: `${PREFIX}-0`, updates, windowMs });
-              const { finished } = await waitFor(emu, (p) => p.ready === 1, 30_000);
+              const { finished } = await waitForProgress(emu, (p) => p.ready === 1, 30_000);
               await waitQuiet(sys, 30_000);
               const w = windowOf(before, await snapshot(sys, emu));
               ctx.log(

@@ -2,7 +2,7 @@ import { round } from '../lib/stats.js';
 import { availableParallelism } from 'node:os';
 import type { Cell, Chart, Goal, Table } from '../lib/result.js';
 import { markBeforeStart, snapshot, windowOf } from '../env/measure.js';
-import { waitFor, withWorld } from '../env/world.js';
+import { waitForProgress, withWorld } from '../env/world.js';
 import {
   baselineSpec,
   operatorSpec,
@@ -58,7 +58,7 @@ export async function coldStart(
     const startSeconds = (Date.now() - t0) / 1000;
     try {
       const ready = await snapshot(sys, emu);
-      const { progress, finished } = await waitFor(
+      const { progress, finished } = await waitForProgress(
         emu,
         (p) => p.ready >= objects && p.cronJobs >= objects,
         Math.max(0, capSeconds * 1000 - (Date.now() - t0)),

@@ -1,7 +1,7 @@
 import type { Goal, Table } from '../lib/result.js';
 import { round, summarize, type Summary } from '../lib/stats.js';
 import { waitQuiet } from '../env/measure.js';
-import { PREFIX, waitFor, withWorld } from '../env/world.js';
+import { PREFIX, waitForProgress, withWorld } from '../env/world.js';
 import { systemsFor, type Scenario } from './context.js';
 
 /** Converged BackupJobs the system holds while the new ones come, so its caches are warm. */
@@ -36,7 +36,7 @@ export const latencyScenario: Scenario = {
             for (let i = 0; i < creates; i += 1) {
               const from = WARM_OBJECTS + i;
               const { at } = await emu.call('create', { prefix: PREFIX, from, count: 1 });
-              await waitFor(emu, (p) => p.ready >= from + 1, 30_000, 20);
+              await waitForProgress(emu, (p) => p.ready >= from + 1, 30_000, 20);
               const [one] = await emu.call('burst', { since: at });
               if (one) {
                 toCronJob.push(one.toCronJob);

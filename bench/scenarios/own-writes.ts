@@ -2,7 +2,7 @@ import type { Table } from '../lib/result.js';
 import { round } from '../lib/stats.js';
 import { totals } from '../lib/redis-stats.js';
 import { snapshot, waitQuiet, windowOf, writes, type Window } from '../env/measure.js';
-import { PREFIX, waitFor, withWorld } from '../env/world.js';
+import { PREFIX, waitForProgress, withWorld } from '../env/world.js';
 import { systemsFor, type Scenario } from './context.js';
 
 /** Changes per second: slow enough that changes of one object rarely coalesce. */
@@ -43,7 +43,7 @@ export const ownWritesScenario: Scenario = {
               rate: RATE,
               durationMs: (objects / RATE) * 1000,
             });
-            await waitFor(emu, (p) => p.pendingChanges === 0, 60_000, 200);
+            await waitForProgress(emu, (p) => p.pendingChanges === 0, 60_000, 200);
             await waitQuiet(sys, 60_000, QUIET_MS);
             const window = windowOf(before, await snapshot(sys, emu));
             ctx.log(`own-writes ${spec.label}: ${sent} changes, ${window.reconciles} reconciles`);

@@ -6,7 +6,7 @@ import { scrape, sumOf } from '../lib/prom.js';
 import { cpuSeconds } from '../lib/proc.js';
 import type { Goal, Table } from '../lib/result.js';
 import { round, summarize } from '../lib/stats.js';
-import { waitFor, withWorld } from '../env/world.js';
+import { waitForProgress, withWorld } from '../env/world.js';
 import { dist, spawnNode, trackedSystem, type OperatorProcess } from '../env/system.js';
 import type { BenchContext, Scenario } from './context.js';
 
@@ -158,7 +158,7 @@ async function startOnce(ctx: BenchContext, variant: Variant, run: number): Prom
       const capMs = capSeconds * 1000;
       const [starts, first] = await Promise.all([
         Promise.all(processes.map((p) => whenReady(p, capMs))),
-        waitFor(emu, (p) => p.ready >= 1, capMs, POLL_MS),
+        waitForProgress(emu, (p) => p.ready >= 1, capMs, POLL_MS),
       ]);
       if (!first.finished)
         throw new Error(`${variant.label}: no BackupJob Ready within ${capMs} ms`);

@@ -2,12 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { stringify } from 'yaml';
 import { cronJobName } from '#reconciler';
-import { startOperatorSystem, type ManagedProcess, type OperatorSystem } from '#testing';
+import {
+  eventually,
+  type ManagedProcess,
+  type OperatorSystem,
+  startOperatorSystem,
+} from '#testing';
 import { waitForLeader } from '../faults/support/system.js';
 import {
   backupJobManifest,
   capture,
-  eventually,
   expectOk,
   getBackupJob,
   isConverged,

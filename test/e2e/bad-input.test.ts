@@ -5,14 +5,18 @@ import { API_VERSION, KIND } from '#api';
 import { loadWorkerConfig } from '#config';
 import { queueOptions } from '#runtime';
 import { WorkQueue } from '#queue';
-import { backupJobCrdDocument, startOperatorSystem, type OperatorSystem } from '#testing';
 import {
-  backupJobManifest,
+  backupJobCrdDocument,
   condition,
   eventually,
+  jsonLines,
+  type OperatorSystem,
+  startOperatorSystem,
+} from '#testing';
+import {
+  backupJobManifest,
   getBackupJob,
   isConverged,
-  jsonLines,
   metricValue,
   scrapeMetrics,
 } from './support.js';

@@ -2,18 +2,22 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { stringify } from 'yaml';
 import type { KubeObject } from '#apiserver-emulator';
-import { startOperatorSystem, type OperatorSystem, type ManagedProcess } from '#testing';
+import {
+  condition,
+  eventually,
+  jsonLines,
+  type ManagedProcess,
+  type OperatorSystem,
+  startOperatorSystem,
+} from '#testing';
 import {
   backupJobManifest,
   capture,
   cleanupJob,
-  condition,
-  eventually,
   expectOk,
   getBackupJob,
   getCronJob,
   isConverged,
-  jsonLines,
   metricLines,
   metricValue,
   operatorWrites,

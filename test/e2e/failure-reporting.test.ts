@@ -4,18 +4,22 @@ import { stringify } from 'yaml';
 import type { FaultMatch, KubeObject, RequestFilter } from '#apiserver-emulator';
 import { ANNOTATION_OWNER_NAME } from '#api';
 import { cronJobName } from '#reconciler';
-import { startOperatorSystem, type ManagedProcess, type OperatorSystem } from '#testing';
+import {
+  condition,
+  eventually,
+  jsonLines,
+  type ManagedProcess,
+  type OperatorSystem,
+  startOperatorSystem,
+} from '#testing';
 import {
   USERS,
   backupJobManifest,
   capture,
-  condition,
-  eventually,
   expectOk,
   getBackupJob,
   getCronJob,
   isConverged,
-  jsonLines,
 } from './support.js';
 
 // Every write the operator makes, failing with each of 500, 403, 409 and 422 for as long as it

@@ -3,12 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import { stringify } from 'yaml';
 import type { KubeObject } from '#apiserver-emulator';
 import { cronJobName } from '#reconciler';
-import { startOperatorSystem, type OperatorSystem } from '#testing';
+import { condition, eventually, type OperatorSystem, startOperatorSystem } from '#testing';
 import {
   USERS,
   backupJobManifest,
-  condition,
-  eventually,
   expectOk,
   getBackupJob,
   isConverged,

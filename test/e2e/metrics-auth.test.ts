@@ -7,14 +7,14 @@ import { after, before, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { type KubeObject, selfSignedCertificate } from '#apiserver-emulator';
 import {
+  eventually,
+  type ManagedProcess,
   OPERATOR_NAMESPACE,
   operatorRbacDocuments,
-  startOperatorSystem,
   type OperatorSystem,
-  type ManagedProcess,
+  startOperatorSystem,
 } from '#testing';
 import { helm, templateArgs } from '../deploy/support/helm.js';
-import { eventually } from './support.js';
 
 // Secure metrics against the emulator's TokenReview and SubjectAccessReview, RBAC enforced, with
 // the chart's own metrics RBAC (rendered for the names the operator system uses).

@@ -2,8 +2,14 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { freePort, startOperatorSystem, type OperatorSystem, type ManagedProcess } from '#testing';
-import { backupJobManifest, eventually, isConverged } from './support.js';
+import {
+  eventually,
+  freePort,
+  type ManagedProcess,
+  type OperatorSystem,
+  startOperatorSystem,
+} from '#testing';
+import { backupJobManifest, isConverged } from './support.js';
 
 // The watcher and the workers move keys through BullMQ queues, one per shard; the watcher serves
 // the read-only queue dashboard only when QUEUE_DASHBOARD_PORT is set, and otherwise listens on

@@ -4,13 +4,18 @@ import type { RequestRecord } from '#apiserver-emulator';
 import { API_VERSION, KIND } from '#api';
 import { permissions, type Component, type PermissionRule } from '#rbac';
 import { cronJobName } from '#reconciler';
-import { OPERATOR_NAMESPACE, startOperatorSystem, type OperatorSystem } from '#testing';
+import {
+  condition,
+  eventually,
+  foreignCronJob,
+  OPERATOR_NAMESPACE,
+  type OperatorSystem,
+  startOperatorSystem,
+} from '#testing';
 import {
   USERS,
   backupJobManifest,
   cleanupJob,
-  condition,
-  eventually,
   getBackupJob,
   getCronJob,
   isConverged,
@@ -93,21 +98,7 @@ test('every flow completes under the chart RBAC with zero 403s', async (t) => {
     async () => {
       // Not labelled as the operator's, so no snapshot holds it: the worker's create meets it and
       // that run reads the BackupJob, the CronJob and the Jobs from the API server.
-      sys.emulator.objects.create({
-        apiVersion: 'batch/v1',
-        kind: 'CronJob',
-        metadata: { name: cronJobName('taken'), namespace: 'ops' },
-        spec: {
-          schedule: '@yearly',
-          jobTemplate: {
-            spec: {
-              template: {
-                spec: { restartPolicy: 'OnFailure', containers: [{ name: 'x', image: 'x' }] },
-              },
-            },
-          },
-        },
-      });
+      sys.emulator.objects.create(foreignCronJob('ops', cronJobName('taken')));
       sys.emulator.objects.create(backupJobManifest('ops', 'taken'));
       await eventually(
         'Ready=False CronJobConflict',

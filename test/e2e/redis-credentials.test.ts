@@ -5,13 +5,14 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { selfSignedCertificate } from '#apiserver-emulator';
 import {
+  eventually,
+  type OperatorSystem,
   REDIS_MODES,
+  type RedisDeployment,
   startOperatorSystem,
   startRedisDeployment,
-  type OperatorSystem,
-  type RedisDeployment,
 } from '#testing';
-import { backupJobManifest, eventually, isConverged } from './support.js';
+import { backupJobManifest, isConverged } from './support.js';
 
 // The queue's Redis as production should run it, in each of its modes: TLS (rediss:// for one
 // server, REDIS_TLS for a Cluster or Sentinel; the servers' certificate trusted through

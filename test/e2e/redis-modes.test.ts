@@ -3,10 +3,15 @@ import { after, before, describe, test } from 'node:test';
 import { Cluster } from 'ioredis';
 import { API_VERSION, KIND } from '#api';
 import { RedisSnapshotStore } from '#snapshot';
-import { freePort, startOperatorSystem, type OperatorSystem, type RedisMode } from '#testing';
+import {
+  eventually,
+  freePort,
+  type OperatorSystem,
+  type RedisMode,
+  startOperatorSystem,
+} from '#testing';
 import {
   backupJobManifest,
-  eventually,
   getCronJob,
   isConverged,
   metricValue,

@@ -4,17 +4,9 @@ import { stringify } from 'yaml';
 import type { KubeObject } from '#apiserver-emulator';
 import { DEFAULT_BACKUP_IMAGE } from '#config';
 import { cronJobName } from '#reconciler';
-import { startOperatorSystem, type OperatorSystem } from '#testing';
+import { condition, eventually, type OperatorSystem, startOperatorSystem } from '#testing';
 import { renderChart } from '../deploy/support/helm.js';
-import {
-  USERS,
-  backupJobManifest,
-  condition,
-  eventually,
-  expectOk,
-  getBackupJob,
-  isConverged,
-} from './support.js';
+import { USERS, backupJobManifest, expectOk, getBackupJob, isConverged } from './support.js';
 
 // The confused-deputy hole: a user who may create BackupJobs, but neither create Pods nor read
 // Secrets, must not get a Secret's content into any pod through the operator, nor have backups

@@ -2,14 +2,13 @@ import type { KubeObject, RequestRecord } from '#apiserver-emulator';
 import { API_VERSION, KIND } from '#api';
 import { cleanupJobName, cronJobName } from '#reconciler';
 import {
+  condition,
+  eventually,
   OPERATOR_NAMESPACE,
   type OperatorSystem,
   type KubectlResult,
-  eventually,
   type ManagedProcess,
 } from '#testing';
-
-export { eventually };
 
 // The systems keep the apps' default Lease timings: with second-long ones a leader on a loaded
 // machine misses its renew deadline and exits as designed (a pod would be restarted; here the test
@@ -92,10 +91,6 @@ export async function cleanupJob(
   return name;
 }
 
-export function condition(bj: BackupJobObject | undefined, type: string): Condition | undefined {
-  return bj?.status?.conditions?.find((c) => c.type === type);
-}
-
 /**
  * What "converged" means to a user: the CronJob carries the spec's schedule, status speaks of the
  * current generation and says Ready.
@@ -146,24 +141,6 @@ export function metricLines(text: string, name: string, labels: Record<string, s
         l.startsWith(`${name}{`) &&
         Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
     );
-}
-
-export type LogLine = Record<string, unknown> & { msg: string; time: string };
-
-/** The JSON log lines of the processes (non-JSON lines are skipped). */
-export function jsonLines(...procs: ManagedProcess[]): LogLine[] {
-  const out: LogLine[] = [];
-  for (const p of procs) {
-    for (const line of p.lines) {
-      if (!line.startsWith('{')) continue;
-      try {
-        out.push({ ...(JSON.parse(line) as LogLine), process: p.name });
-      } catch {
-        // A line cut by a kill is not evidence of anything.
-      }
-    }
-  }
-  return out;
 }
 
 export function expectOk(result: KubectlResult, what: string): string {

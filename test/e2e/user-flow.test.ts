@@ -2,16 +2,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { startOperatorSystem, type OperatorSystem } from '#testing';
-import {
-  capture,
-  condition,
-  eventually,
-  expectOk,
-  getBackupJob,
-  getCronJob,
-  isConverged,
-} from './support.js';
+import { condition, eventually, type OperatorSystem, startOperatorSystem } from '#testing';
+import { capture, expectOk, getBackupJob, getCronJob, isConverged } from './support.js';
 
 // A user's first day, with the real kubectl: install the CRD, check the API knows the kind, apply
 // the sample, read what the operator made and said, change the schedule, delete it and watch it go.

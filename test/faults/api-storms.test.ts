@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ErrorFault } from '#apiserver-emulator';
-import type { ManagedProcess } from '#testing';
-import { eventually, jsonLines, metricValue, scrapeMetrics, USERS } from '../e2e/support.js';
+import { eventually, jsonLines, type ManagedProcess } from '#testing';
+import { metricValue, scrapeMetrics, USERS } from '../e2e/support.js';
 import { assertConvergedEndState, startConvergedFaultSystem } from './support/convergence.js';
 import { waitForLeader, type FaultSystem } from './support/system.js';
 

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
-import { eventually } from '../e2e/support.js';
 import { assertConvergedEndState, startConvergedFaultSystem } from './support/convergence.js';
 import { waitForLeader, type FaultSystem } from './support/system.js';
+import { eventually } from '#testing';
 
 describe('the API server restarted with its data kept', { timeout: 240_000 }, () => {
   let fs: FaultSystem;

@@ -2,16 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { KubeObject } from '#apiserver-emulator';
 import { cronJobName } from '#reconciler';
-import { startOperatorSystem, untilWorking, type OperatorSystem } from '#testing';
 import {
-  backupJobManifest,
   condition,
   eventually,
-  expectOk,
-  getBackupJob,
-  getCronJob,
-  USERS,
-} from '../e2e/support.js';
+  type OperatorSystem,
+  startOperatorSystem,
+  untilWorking,
+} from '#testing';
+import { backupJobManifest, expectOk, getBackupJob, getCronJob, USERS } from '../e2e/support.js';
 import { FAULT_ENV } from './support/system.js';
 
 const NS = 'skew';

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  eventually,
   failOverClusterPrimary,
   failOverSentinelPrimary,
   type OperatorSystem,
   type RedisFailover,
   type RedisMode,
 } from '#testing';
-import { eventually } from '../e2e/support.js';
 import { assertConvergedEndState, startConvergedFaultSystem } from './support/convergence.js';
 import { readinessProblem, watchReadiness } from './support/readiness.js';
 import { churnWithReconcilesInFlight, type FaultSystem } from './support/system.js';

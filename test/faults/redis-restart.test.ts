@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { eventually } from '../e2e/support.js';
 import { assertConvergedEndState, startConvergedFaultSystem } from './support/convergence.js';
 import { churnWithReconcilesInFlight, waitForLeader, type FaultSystem } from './support/system.js';
+import { eventually } from '#testing';
 
 const RESET_MESSAGE = 'the queue lost its data in Redis; re-added every key';
 

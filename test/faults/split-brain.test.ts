@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  eventually,
+  jsonLines,
+  type OperatorSystem,
   startOperatorSystem,
   startTcpProxy,
-  untilWorking,
-  type OperatorSystem,
   type TcpProxy,
+  untilWorking,
 } from '#testing';
-import { eventually, jsonLines } from '../e2e/support.js';
 import {
   assertConvergedEndState,
   startConvergedFaultSystem,

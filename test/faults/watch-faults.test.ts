@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { eventually, getBackupJob, USERS } from '../e2e/support.js';
+import { getBackupJob, USERS } from '../e2e/support.js';
 import { assertConvergedEndState, startConvergedFaultSystem } from './support/convergence.js';
 import { NAMESPACE } from './support/fleet.js';
 import { waitForLeader, type FaultSystem } from './support/system.js';
+import { eventually } from '#testing';
 
 const WATCHER = { user: USERS.watcher };
 

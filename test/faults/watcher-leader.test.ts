@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { eventually } from '../e2e/support.js';
 import { assertConvergedEndState, waitConverged } from './support/convergence.js';
 import {
   leaderStatus,
@@ -9,6 +8,7 @@ import {
   waitForLeader,
   type FaultSystem,
 } from './support/system.js';
+import { eventually } from '#testing';
 
 // A lease well above the retry period, so a handover within a retry period (+ slack) can only
 // come from the Lease being released, never from it expiring.

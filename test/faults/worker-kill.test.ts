@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
-import type { ManagedProcess } from '#testing';
-import { eventually, USERS } from '../e2e/support.js';
+import { eventually, type ManagedProcess, reconcileRuns } from '#testing';
+import { USERS } from '../e2e/support.js';
 import { assertConvergedEndState, waitConverged } from './support/convergence.js';
-import { reconcileRuns } from './support/reconcile-log.js';
 import { startFaultSystem, type FaultSystem } from './support/system.js';
 
 describe('a worker SIGKILLed mid-reconcile', { timeout: 240_000 }, () => {

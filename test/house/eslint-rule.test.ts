@@ -53,7 +53,7 @@ describe(`ESLint rule ${RULE}`, () => {
       ['libs/queue/test/a.test.ts', "import { WorkQueue } from '../src/index.js';"],
       ['libs/queue/src/a.ts', "export * from './shard.js';"],
       ['apps/watcher/src/main.ts', "import { WatchLoop } from './watch-loop.js';"],
-      ['test/faults/a.test.ts', "import { eventually } from '../e2e/support.js';"],
+      ['test/faults/a.test.ts', "import { getBackupJob } from '../e2e/support.js';"],
       ['bench/scenarios/a.ts', "import { stats } from '../lib/stats.js';"],
       ['libs/runtime/src/a.ts', "import { Logger } from '#observability';"],
       ['test/dev/a.test.ts', "import { parseDevArgs } from '#tools/dev/args';"],

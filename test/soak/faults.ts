@@ -1,10 +1,11 @@
 import {
   failOverRedisPrimary,
+  jsonLines,
   type ManagedProcess,
   type OperatorSystem,
   type RedisMode,
 } from '#testing';
-import { jsonLines, USERS } from '../e2e/support.js';
+import { USERS } from '../e2e/support.js';
 import type { Rng } from './rng.js';
 import type { Supervisor } from './supervisor.js';
 

@@ -1,7 +1,6 @@
 import type { KubeObject, RequestRecord } from '#apiserver-emulator';
 import { cronJobName } from '#reconciler';
-import type { ReconcileRun } from '../faults/support/reconcile-log.js';
-import { overlappingRuns } from '../faults/support/reconcile-log.js';
+import { overlappingRuns, type ReconcileRun } from '#testing';
 
 /** One broken promise, about one object where it has one. */
 export interface Violation {

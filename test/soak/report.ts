@@ -1,8 +1,8 @@
 import type { RequestRecord } from '#apiserver-emulator';
 import { cronJobName } from '#reconciler';
-import type { ReconcileRun } from '../faults/support/reconcile-log.js';
 import type { Churn } from './churn.js';
 import type { Violation } from './invariants.js';
+import { type ReconcileRun } from '#testing';
 
 /** Everything a violation's history is drawn from. */
 export interface Evidence {

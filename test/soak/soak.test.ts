@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { KubeObject, RequestRecord } from '#apiserver-emulator';
-import type { ReconcileRun } from '../faults/support/reconcile-log.js';
 import {
   checkConverged,
   checkNoLostUpdate,
@@ -12,6 +11,7 @@ import {
 } from './invariants.js';
 import { parseSoakArgs } from './options.js';
 import { Rng } from './rng.js';
+import { type ReconcileRun } from '#testing';
 
 const spec = { schedule: '0 3 * * *', suspend: false, timeZone: null };
 

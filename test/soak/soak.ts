@@ -1,8 +1,14 @@
 import { API_VERSION, KIND } from '#api';
 import type { KubeObject } from '#apiserver-emulator';
-import { startOperatorSystem, untilWorking, type ManagedProcess } from '#testing';
+import {
+  lastStarts,
+  type ManagedProcess,
+  reconcileRuns,
+  startOperatorSystem,
+  untilWorking,
+  waitFor,
+} from '#testing';
 import { USERS } from '../e2e/support.js';
-import { lastStarts, reconcileRuns } from '../faults/support/reconcile-log.js';
 import { FAULT_ENV } from '../faults/support/system.js';
 import { Churn } from './churn.js';
 import { selectFaults, type FaultContext } from './faults.js';
@@ -135,10 +141,5 @@ export async function runSoak(
 
 /** Polls `ok` until it holds (true) or `withinMs` has passed (false). */
 async function until(ok: () => boolean, withinMs: number): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    if (ok()) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(500);
-  }
+  return (await waitFor(ok, Boolean, withinMs, 500)).finished;
 }

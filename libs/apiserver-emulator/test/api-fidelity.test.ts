@@ -3,15 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
 import type { Emulator, StartOptions } from '../src/index.js';
 import type { KubeObject } from '../src/types.js';
-import {
-  CRD_FILE,
-  eventually,
-  http,
-  kubectl,
-  protoEnvelope,
-  watchEvents,
-  withEmulator,
-} from './support.js';
+import { CRD_FILE, http, kubectl, protoEnvelope, watchEvents, withEmulator } from './support.js';
+import { eventually } from '#testing';
 
 const CM = '/api/v1/namespaces/ops/configmaps';
 
@@ -458,10 +451,10 @@ describe('Deployments: ReplicaSets, scale, rollout', () => {
 
   test('a Deployment gets a ReplicaSet at revision 1 and a finished rollout status', async () => {
     assert.equal((await call('POST', DEPLOY, deployment('web', 'nginx:1'))).status, 201);
-    const d = await eventually(async () => {
+    const d = await eventually('web available', async () => {
       const r = await call('GET', `${DEPLOY}/web`);
       return r.json.status?.availableReplicas === 2 ? r.json : undefined;
-    }, 'web available');
+    });
     assert.equal(d.status.observedGeneration, d.metadata.generation);
     assert.equal(d.status.updatedReplicas, 2);
     assert.equal(d.metadata.annotations['deployment.kubernetes.io/revision'], '1');
@@ -502,8 +495,8 @@ describe('Deployments: ReplicaSets, scale, rollout', () => {
     assert.equal(patched.status, 200, patched.text);
     assert.equal(patched.json.spec.replicas, 4);
     await eventually(
-      async () => (await call('GET', `${DEPLOY}/web`)).json.status?.availableReplicas === 4,
       'scaled',
+      async () => (await call('GET', `${DEPLOY}/web`)).json.status?.availableReplicas === 4,
     );
     const dry = await call(
       'PATCH',
@@ -539,12 +532,12 @@ describe('Deployments: ReplicaSets, scale, rollout', () => {
       (await k(['rollout', 'status', 'deploy/web', '-n', 'ops', '--timeout=20s'])).code,
       0,
     );
-    const sets = await eventually(async () => {
+    const sets = await eventually('two ReplicaSets, the old one scaled down', async () => {
       const list = await replicaSets('web');
       return list.length === 2 && (list[0]!.spec as { replicas: number }).replicas === 0
         ? list
         : undefined;
-    }, 'two ReplicaSets, the old one scaled down');
+    });
     assert.equal((sets![1]!.spec as { replicas: number }).replicas, 3);
     const history = await k(['rollout', 'history', 'deploy/web', '-n', 'ops']);
     assert.equal(history.code, 0, history.stderr);
@@ -552,12 +545,12 @@ describe('Deployments: ReplicaSets, scale, rollout', () => {
     assert.match(history.stdout, /^2\s/m);
     const undo = await k(['rollout', 'undo', 'deploy/web', '-n', 'ops']);
     assert.equal(undo.code, 0, undo.stderr);
-    const back = await eventually(async () => {
+    const back = await eventually('revision 3 after undo', async () => {
       const r = await call('GET', `${DEPLOY}/web`);
       return r.json.metadata.annotations?.['deployment.kubernetes.io/revision'] === '3'
         ? r.json
         : undefined;
-    }, 'revision 3 after undo');
+    });
     assert.equal(back.spec.template.spec.containers[0].image, 'nginx:1');
     assert.equal((await replicaSets('web')).length, 2, 'undo reuses the revision-1 ReplicaSet');
     const get = await k(['get', 'deploy', 'web', '-n', 'ops']);

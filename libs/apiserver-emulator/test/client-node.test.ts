@@ -4,7 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import type { Emulator } from '../src/index.js';
-import { CRD_FILE, eventually, withEmulator } from './support.js';
+import { CRD_FILE, withEmulator } from './support.js';
+import { eventually } from '#testing';
 
 const GROUP = 'ops.example.com';
 const VERSION = 'v1alpha1';
@@ -64,11 +65,11 @@ describe('@kubernetes/client-node 2 against the emulator', () => {
     await informer.start();
     try {
       await createBackupJob(objects, 'inf');
-      await eventually(() => seen.includes('add inf'), 'add event');
+      await eventually('add event', () => seen.includes('add inf'));
       const lists = () => emu.core.log.count({ verb: 'list', resource: 'backupjobs' });
       const listsBefore = lists();
       assert.equal(emu.core.watches.expire({ resource: 'backupjobs' }), 1);
-      await eventually(() => lists() > listsBefore, 'relist after 410');
+      await eventually('relist after 410', () => lists() > listsBefore);
       await objects.patchNamespacedCustomObject(
         {
           group: GROUP,
@@ -80,7 +81,7 @@ describe('@kubernetes/client-node 2 against the emulator', () => {
         },
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
       );
-      await eventually(() => seen.includes('update inf'), 'update event after re-watch');
+      await eventually('update event after re-watch', () => seen.includes('update inf'));
       await objects.deleteNamespacedCustomObject({
         group: GROUP,
         version: VERSION,
@@ -88,7 +89,7 @@ describe('@kubernetes/client-node 2 against the emulator', () => {
         plural: 'backupjobs',
         name: 'inf',
       });
-      await eventually(() => seen.includes('delete inf'), 'delete event');
+      await eventually('delete event', () => seen.includes('delete inf'));
     } finally {
       await informer.stop();
     }

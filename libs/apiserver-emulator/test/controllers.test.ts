@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Emulator, KubeObject } from '../src/index.js';
-import { eventually, http, withEmulator } from './support.js';
+import { http, withEmulator } from './support.js';
+import { eventually } from '#testing';
 
 function configMap(name: string, ns: string, owner?: KubeObject, block = false): KubeObject {
   const metadata: KubeObject['metadata'] = { name, namespace: ns };
@@ -39,7 +40,7 @@ describe('garbage collector and namespace lifecycle', () => {
     });
     assert.equal(r.status, 200);
     assert.equal(exists(emu, 'bg-owner'), false);
-    await eventually(() => !exists(emu, 'bg-dep'), 'dependent collected');
+    await eventually('dependent collected', () => !exists(emu, 'bg-dep'));
   });
 
   test('foreground deletion keeps the owner until blocking dependents are gone', async () => {
@@ -57,14 +58,14 @@ describe('garbage collector and namespace lifecycle', () => {
     assert.equal(r.status, 200);
     assert.deepEqual(r.json.metadata.finalizers, ['foregroundDeletion']);
     await eventually(
-      () => emu.objects.get('v1', 'ConfigMap', 'fg-dep', 'gc')?.metadata.deletionTimestamp,
       'dependent deleting',
+      () => emu.objects.get('v1', 'ConfigMap', 'fg-dep', 'gc')?.metadata.deletionTimestamp,
     );
     assert.equal(exists(emu, 'fg-owner'), true, 'owner waits for the blocking dependent');
     emu.objects.patch('v1', 'ConfigMap', dep.metadata.name!, 'gc', {
       metadata: { finalizers: null },
     });
-    await eventually(() => !exists(emu, 'fg-owner'), 'owner removed after its dependent');
+    await eventually('owner removed after its dependent', () => !exists(emu, 'fg-owner'));
   });
 
   test('orphan deletion keeps dependents and removes their ownerReferences', async () => {
@@ -73,7 +74,7 @@ describe('garbage collector and namespace lifecycle', () => {
     await call('DELETE', '/api/v1/namespaces/gc/configmaps/or-owner', {
       propagationPolicy: 'Orphan',
     });
-    await eventually(() => !exists(emu, 'or-owner'), 'owner gone');
+    await eventually('owner gone', () => !exists(emu, 'or-owner'));
     const dep = emu.objects.get('v1', 'ConfigMap', 'or-dep', 'gc')!;
     assert.equal(dep.metadata.ownerReferences, undefined);
   });
@@ -96,12 +97,12 @@ describe('garbage collector and namespace lifecycle', () => {
       /unable to create new content in namespace doomed because it is being terminated/,
     );
     await eventually(
-      () => emu.objects.get('v1', 'ConfigMap', 'held', 'doomed')?.metadata.deletionTimestamp,
       'content deleting',
+      () => emu.objects.get('v1', 'ConfigMap', 'held', 'doomed')?.metadata.deletionTimestamp,
     );
     assert.ok(emu.objects.get('v1', 'Namespace', 'doomed'), 'namespace waits for its content');
     emu.objects.patch('v1', 'ConfigMap', 'held', 'doomed', { metadata: { finalizers: null } });
-    await eventually(() => !emu.objects.get('v1', 'Namespace', 'doomed'), 'namespace removed');
+    await eventually('namespace removed', () => !emu.objects.get('v1', 'Namespace', 'doomed'));
   });
 });
 
@@ -149,17 +150,17 @@ describe('CronJob → Job → Pod simulation on a manual clock', () => {
     assert.equal(emu.objects.list('batch/v1', 'Job', 'ops').length, 0, 'not due yet');
     emu.clock.advance(60 * 1000);
     const jobName = `nightly-${Math.floor(Date.parse('2026-05-29T02:10:00Z') / 60000)}`;
-    await eventually(() => status('nightly').active?.[0]?.name === jobName, 'job active');
+    await eventually('job active', () => status('nightly').active?.[0]?.name === jobName);
     assert.equal(status('nightly').lastScheduleTime, '2026-05-29T02:10:00Z');
     const job = emu.objects.get('batch/v1', 'Job', jobName, 'ops')!;
     assert.equal(job.metadata.ownerReferences?.[0]?.kind, 'CronJob');
     await eventually(
+      'job running',
       () =>
         (
           emu.objects.get('batch/v1', 'Job', jobName, 'ops')!.status as
             { active?: number } | undefined
         )?.active === 1,
-      'job running',
     );
     const pods = emu.objects.list('v1', 'Pod', 'ops');
     assert.equal(pods.length, 1);
@@ -185,8 +186,8 @@ describe('CronJob → Job → Pod simulation on a manual clock', () => {
       'Succeeded',
     );
     await eventually(
-      () => status('nightly').lastSuccessfulTime === '2026-05-29T02:10:30Z',
       'lastSuccessfulTime',
+      () => status('nightly').lastSuccessfulTime === '2026-05-29T02:10:30Z',
     );
     assert.equal(status('nightly').active, undefined);
   });
@@ -194,7 +195,7 @@ describe('CronJob → Job → Pod simulation on a manual clock', () => {
   test('runCronJob starts a Job now; failJob reports the failure like the Job controller', async () => {
     emu.objects.create(cronJob('adhoc', '0 0 1 1 *'));
     const job = emu.runCronJob('ops', 'adhoc');
-    await eventually(() => status('adhoc').active?.length === 1, 'active');
+    await eventually('active', () => status('adhoc').active?.length === 1);
     const failed = emu.failJob('ops', job.metadata.name!);
     const js = failed.status as {
       failed: number;
@@ -207,7 +208,7 @@ describe('CronJob → Job → Pod simulation on a manual clock', () => {
       js.conditions.map((c) => `${c.type}/${c.reason}`),
       ['FailureTarget/BackoffLimitExceeded', 'Failed/BackoffLimitExceeded'],
     );
-    await eventually(() => status('adhoc').active === undefined, 'no longer active');
+    await eventually('no longer active', () => status('adhoc').active === undefined);
     assert.equal(status('adhoc').lastSuccessfulTime, undefined);
   });
 
@@ -304,12 +305,12 @@ describe('accelerated clock', () => {
     try {
       emu.objects.create(cronJob('fast', '* * * * *'));
       await eventually(
+        'a scheduled run succeeded',
         () =>
           (
             emu.objects.get('batch/v1', 'CronJob', 'fast', 'ops')!.status as
               CronJobStatus | undefined
           )?.lastSuccessfulTime,
-        'a scheduled run succeeded',
         20000,
       );
     } finally {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Emulator } from '../src/index.js';
-import { eventually, http, watchEvents, withEmulator } from './support.js';
+import { http, watchEvents, withEmulator } from './support.js';
+import { eventually } from '#testing';
 
 const CM = '/api/v1/namespaces/f/configmaps';
 
@@ -65,19 +66,19 @@ describe('fault injection', () => {
     const rv = (await call('GET', CM)).json.metadata.resourceVersion;
     const url = `${emu.url}${CM}?watch=true&resourceVersion=${rv}`;
     const expiring = watchEvents(url, (ev) => ev.length >= 1);
-    await eventually(() => emu.watches.count({ resource: 'configmaps' }) === 1, 'watch open');
+    await eventually('watch open', () => emu.watches.count({ resource: 'configmaps' }) === 1);
     assert.equal(emu.watches.expire({ resource: 'configmaps' }), 1);
     const [err] = await expiring;
     assert.equal(err!.type, 'ERROR');
     assert.equal(err!.object.code, 410);
 
     const dropped = fetch(url).then((r) => r.text());
-    await eventually(() => emu.watches.count({ resource: 'configmaps' }) === 1, 'watch open');
+    await eventually('watch open', () => emu.watches.count({ resource: 'configmaps' }) === 1);
     emu.watches.drop({ resource: 'configmaps' });
     await assert.rejects(dropped, 'a dropped connection is an error, not a clean end');
 
     const stalled = watchEvents(url, () => false, 60000);
-    await eventually(() => emu.watches.count({ resource: 'configmaps' }) === 1, 'watch open');
+    await eventually('watch open', () => emu.watches.count({ resource: 'configmaps' }) === 1);
     emu.watches.stall({ resource: 'configmaps' });
     await call('POST', CM, { metadata: { name: 'unseen' } });
     const fresh = await watchEvents(url, (ev) => ev.length >= 1);
@@ -93,7 +94,7 @@ describe('fault injection', () => {
       const socket = connect(small.port, '127.0.0.1');
       socket.write(`GET ${CM}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n`);
       socket.pause();
-      await eventually(() => small.watches.count() === 1, 'watch open');
+      await eventually('watch open', () => small.watches.count() === 1);
       const payload = 'x'.repeat(32 * 1024);
       for (let i = 0; i < 2000 && small.watches.count() > 0; i++) {
         small.objects.create({
@@ -125,8 +126,8 @@ describe('fault injection', () => {
     assert.equal(emu.url, url);
     // Pooled keep-alive connections died with the old listener; a client retries.
     await eventually(
-      async () => (await call('GET', `${CM}/survivor`)).status === 200,
       'object served after restart',
+      async () => (await call('GET', `${CM}/survivor`)).status === 200,
     );
   });
 

@@ -8,11 +8,11 @@ import {
   CRD_FILE,
   KUBECTL_VERSIONS,
   SAMPLE_FILE,
-  eventually,
   kubectl,
   kubectlSkip,
   withEmulator,
 } from './support.js';
+import { eventually } from '#testing';
 
 /** The local chain of the project README with every installed kubectl (see KUBECTL_VERSIONS). */
 async function chain(emu: Emulator, bin: string): Promise<void> {
@@ -146,11 +146,11 @@ async function chain(emu: Emulator, bin: string): Promise<void> {
     let out = '';
     watcher.stdout.on('data', (d: Buffer) => (out += d.toString()));
     try {
-      await eventually(() => /mysql-daily/.test(out), 'first row of get -w');
+      await eventually('first row of get -w', () => /mysql-daily/.test(out));
       emu.objects.patch('ops.example.com/v1alpha1', 'BackupJob', 'mysql-daily', 'ops', {
         spec: { target: 'postgres' },
       });
-      await eventually(() => /mysql-daily\s+postgres/.test(out), 'updated row of get -w');
+      await eventually('updated row of get -w', () => /mysql-daily\s+postgres/.test(out));
     } finally {
       watcher.kill('SIGTERM');
     }
@@ -161,10 +161,10 @@ async function chain(emu: Emulator, bin: string): Promise<void> {
     });
     const deleting = k(['delete', 'backupjob', 'mysql-daily', '-n', 'ops', '--timeout=60s']);
     await eventually(
+      'deletionTimestamp set',
       () =>
         emu.objects.get('ops.example.com/v1alpha1', 'BackupJob', 'mysql-daily', 'ops')?.metadata
           .deletionTimestamp,
-      'deletionTimestamp set',
     );
     let finished = false;
     void deleting.then(() => (finished = true));

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ScheduleAccelerator } from '../src/controllers/schedule-accelerator.js';
 import type { Emulator, KubeObject } from '../src/index.js';
-import { eventually, withEmulator } from './support.js';
+import { withEmulator } from './support.js';
+import { eventually } from '#testing';
 
 const NS = 'accel';
 
@@ -62,13 +63,13 @@ describe('schedule accelerator', () => {
     assert.equal(jobs.length, 1);
     assert.equal(jobsOf(emu, 'paused').length, 0, 'a suspended CronJob never runs');
     await eventually(
+      'the Job completed and the CronJob recorded it',
       () =>
         (
           emu.objects.get('batch/v1', 'CronJob', 'hourly', NS)?.status as {
             lastSuccessfulTime?: string;
           }
         )?.lastSuccessfulTime,
-      'the Job completed and the CronJob recorded it',
     );
     const created = Date.parse(jobs[0]!.metadata.creationTimestamp!);
     assert.ok(Math.abs(created - Date.now()) < 60_000, 'timestamps stay on the real clock');

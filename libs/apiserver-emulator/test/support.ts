@@ -140,26 +140,6 @@ export async function watchEvents(
   return events;
 }
 
-export async function eventually<T>(
-  check: () => T | Promise<T>,
-  what: string,
-  timeoutMs = 10000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 export interface KubectlResult {
   code: number;
   stdout: string;

@@ -4,17 +4,16 @@ import type { V1Job } from '@kubernetes/client-node';
 import { cronJobName } from '#reconciler';
 import {
   NAMESPACE,
-  condition,
   config,
   converge,
   createBackupJob,
-  eventually,
   getBackupJob,
   getCronJob,
   sample,
   startHarness,
   type Harness,
 } from './support.js';
+import { condition, eventually } from '#testing';
 
 const START = Date.parse('2026-05-29T02:00:00Z');
 const MINUTE = 60_000;
@@ -45,12 +44,10 @@ describe('backup runs started by the CronJob (emulator simulation, manual clock)
   async function scheduledRun(at: number, outcome: 'succeed' | 'fail'): Promise<V1Job> {
     const before = jobs().length;
     h.emu.core.clock.set(at);
-    await eventually(() => jobs().length > before, 'the CronJob to start a Job');
+    await eventually('the CronJob to start a Job', () => jobs().length > before);
     const started = jobs().at(-1) as V1Job;
-    await eventually(
-      () =>
-        Boolean(h.emu.objects.get('batch/v1', 'Job', started.metadata!.name!, NAMESPACE)?.status),
-      'the Job to start',
+    await eventually('the Job to start', () =>
+      Boolean(h.emu.objects.get('batch/v1', 'Job', started.metadata!.name!, NAMESPACE)?.status),
     );
     h.emu.controllers.jobs!.finish(NAMESPACE, started.metadata!.name!, outcome);
     return started;

@@ -5,7 +5,6 @@ import type { KubeObject } from '#apiserver-emulator';
 import { permissions } from '#rbac';
 import {
   NAMESPACE,
-  condition,
   converge,
   createBackupJob,
   getBackupJob,
@@ -14,6 +13,7 @@ import {
   startHarness,
   type Harness,
 } from './support.js';
+import { condition } from '#testing';
 
 const SA = { namespace: 'backup-operator-system', name: 'worker' };
 const ROLE = 'backupjob-worker';

@@ -6,7 +6,6 @@ import { cronJobName } from '#reconciler';
 import { parseKey } from '../src/index.js';
 import {
   NAMESPACE,
-  condition,
   converge,
   createBackupJob,
   eventsFor,
@@ -20,6 +19,7 @@ import {
   writesDuring,
   type Harness,
 } from './support.js';
+import { condition, foreignCronJob } from '#testing';
 
 describe('reconcileKey against the API emulator', () => {
   let h: Harness;
@@ -185,21 +185,7 @@ describe('reconcileKey against the API emulator', () => {
 
   test('a CronJob of that name owned by nobody here: CronJobConflict, left untouched', async () => {
     const name = cronJobName('taken');
-    const foreign = h.emu.objects.create({
-      apiVersion: 'batch/v1',
-      kind: 'CronJob',
-      metadata: { name, namespace: NAMESPACE },
-      spec: {
-        schedule: '* * * * *',
-        jobTemplate: {
-          spec: {
-            template: {
-              spec: { restartPolicy: 'Never', containers: [{ name: 'x', image: 'busybox' }] },
-            },
-          },
-        },
-      },
-    });
+    const foreign = h.emu.objects.create(foreignCronJob(NAMESPACE, name));
     createBackupJob(h, sample('taken'));
     const result = await converge(h, key('taken'));
     assert.ok((result as { requeueAfter: number }).requeueAfter > 0);

@@ -6,6 +6,7 @@ import { API_VERSION, KIND, backupJobCrd, type BackupJob } from '#api';
 import { start, type Emulator, type KubeObject, type StartOptions } from '#apiserver-emulator';
 import { Logger } from '#observability';
 import { reconcilerConfig } from '#reconciler';
+import { jobStatus } from '#testing';
 import { createReconcileKey, type ReconcileKey } from '../src/index.js';
 
 const SAMPLE_FILE = 'config/samples/ops_v1alpha1_backupjob.yaml';
@@ -80,19 +81,6 @@ export async function writesDuring(emu: Emulator, fn: () => Promise<unknown>): P
 }
 
 /** Reconciles until a run writes nothing; fails if that takes more than a few runs. */
-/** Polls until `check` holds (asynchronous emulator controllers), failing after a generous deadline. */
-export async function eventually(
-  check: () => boolean,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 export async function converge(h: Harness, key: string): Promise<unknown> {
   for (let i = 0; i < 6; i++) {
     let result: unknown;
@@ -130,42 +118,6 @@ export function patchSpec(h: Harness, name: string, spec: Partial<BackupJob['spe
 export function getCronJob(h: Harness, name: string): V1CronJob | undefined {
   return h.emu.objects.get('batch/v1', 'CronJob', name, NAMESPACE) as unknown as
     V1CronJob | undefined;
-}
-
-export function condition(bj: BackupJob | undefined, type: string) {
-  return bj?.status?.conditions?.find((c) => c.type === type);
-}
-
-/** A finished Job's status, as the Job controller writes it (no kubelet runs here). */
-function jobStatus(state: 'succeeded' | 'failed', at: Date): Record<string, unknown> {
-  const time = at.toISOString();
-  const started = new Date(at.getTime() - 60_000).toISOString();
-  if (state === 'succeeded') {
-    return {
-      startTime: started,
-      completionTime: time,
-      succeeded: 1,
-      conditions: [
-        { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: time },
-        { type: 'Complete', status: 'True', lastTransitionTime: time },
-      ],
-    };
-  }
-  const reason = 'BackoffLimitExceeded';
-  return {
-    startTime: started,
-    failed: 1,
-    conditions: [
-      { type: 'FailureTarget', status: 'True', reason, lastTransitionTime: time },
-      {
-        type: 'Failed',
-        status: 'True',
-        reason,
-        message: 'Job has reached the specified backoff limit',
-        lastTransitionTime: time,
-      },
-    ],
-  };
 }
 
 /** Finishes an existing Job the given way. */

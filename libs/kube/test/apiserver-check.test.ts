@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { apiServerCheck } from '../src/apiserver-check.js';
-import { startCluster } from './cluster.js';
+import { startKubeCluster } from '#testing/kube-cluster';
 
 test('the API server check passes while the server answers and fails once it is gone', async () => {
-  const cluster = await startCluster();
+  const cluster = await startKubeCluster();
   const check = apiServerCheck(cluster.rest);
   try {
     const details = await check.check(AbortSignal.timeout(2000));

@@ -2,7 +2,7 @@
 // Env: KUBECONFIG_TEXT, IDENTITY, LEASE_NAMESPACE, LEASE_NAME, LEASE_MS, RENEW_MS, RETRY_MS.
 // Prints one JSON line per transition; exits 1 when leadership is lost, 0 after SIGTERM.
 import { LeaderElector } from '../src/leaderelection.js';
-import { restFrom } from './cluster.js';
+import { restFrom } from '#testing/kube-cluster';
 
 const env = (name: string): string => {
   const value = process.env[name];

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { BACKUPJOBS } from '#api';
 import { Informer } from '../src/informer.js';
 import { objectKey, type KubeObject } from '../src/types.js';
-import { eventually, startCluster, type TestCluster } from './cluster.js';
+import { eventually } from '#testing';
+import { type KubeCluster, startKubeCluster } from '#testing/kube-cluster';
 
 /** The last state each key was delivered in: a resourceVersion, or 'deleted'. */
 class Delivered {
@@ -39,7 +40,7 @@ class Delivered {
 }
 
 function informer(
-  cluster: TestCluster,
+  cluster: KubeCluster,
   extra: Partial<ConstructorParameters<typeof Informer>[0]> = {},
 ) {
   return new Informer({
@@ -53,9 +54,9 @@ function informer(
 }
 
 describe('Informer against the API emulator', () => {
-  let cluster: TestCluster;
+  let cluster: KubeCluster;
   before(async () => {
-    cluster = await startCluster();
+    cluster = await startKubeCluster();
   });
   after(() => cluster.stop());
 
@@ -67,7 +68,7 @@ describe('Informer against the API emulator', () => {
     inf.addEventHandler(seen.handler());
     inf.start();
     try {
-      await eventually(() => inf.synced, 'informer never synced');
+      await eventually('the informer to sync', () => inf.synced);
       assert.deepEqual(
         [...seen.initial].sort(),
         [0, 1, 2, 3, 4].map((i) => `dev/paged-${i}`),
@@ -78,8 +79,8 @@ describe('Informer against the API emulator', () => {
       await api.patch('dev', 'paged-0', { metadata: { labels: { team: 'db' } } });
       await api.delete('dev', 'paged-1');
       await eventually(
+        () => `the delivered events to match the server; delivered:\n${seen.events.join('\n')}`,
         async () => seen.matches(await api.versions().then(only('dev/'))),
-        () => seen.events.join('\n'),
       );
       assert.ok(seen.events.includes('add dev/live'));
       assert.ok(seen.events.includes('update dev/paged-0'));
@@ -102,13 +103,12 @@ describe('Informer against the API emulator', () => {
     });
     inf.start();
     try {
-      await eventually(() => inf.synced, 'informer never synced');
+      await eventually('the informer to sync', () => inf.synced);
       const keys = [...inf.keys()];
       assert.ok(keys.length > 0);
       // Twice per key: the second pass shows the resync repeats, not a one-off.
-      await eventually(
-        () => keys.every((k) => (resyncs.get(k) ?? 0) >= 2),
-        'not every key resynced twice',
+      await eventually('every key resynced twice', () =>
+        keys.every((k) => (resyncs.get(k) ?? 0) >= 2),
       );
     } finally {
       await inf.stop();
@@ -117,17 +117,17 @@ describe('Informer against the API emulator', () => {
 });
 
 describe('Informer under injected faults loses no change', () => {
-  let cluster: TestCluster;
+  let cluster: KubeCluster;
   before(async () => {
-    cluster = await startCluster();
+    cluster = await startKubeCluster();
   });
   after(() => cluster.stop());
 
   /** An informer on its own namespace with two objects, synced; `fault` then runs while writes go on. */
   async function survives(
     namespace: string,
-    fault: (cluster: TestCluster) => unknown,
-    beforeStart?: (cluster: TestCluster) => void,
+    fault: (cluster: KubeCluster) => unknown,
+    beforeStart?: (cluster: KubeCluster) => void,
   ): Promise<void> {
     const api = cluster.backupJobs;
     await cluster.createNamespace(namespace);
@@ -139,11 +139,11 @@ describe('Informer under injected faults loses no change', () => {
     inf.addEventHandler(seen.handler());
     inf.start();
     try {
-      await eventually(() => inf.synced, 'informer never synced');
+      await eventually('the informer to sync', () => inf.synced);
       // Synced means listed; the watch opens a moment later, and a fault on watches must find it.
       await eventually(
+        'the informer to watch',
         () => cluster.emu.core.watches.count({ namespace }) === 1,
-        'the informer never watched',
       );
       await fault(cluster);
       await api.patch(namespace, 'a', { metadata: { labels: { changed: 'yes' } } });
@@ -153,10 +153,10 @@ describe('Informer under injected faults loses no change', () => {
       cluster.emu.core.faults.clear();
       const server = only(`${namespace}/`);
       await eventually(
+        () => `the delivered events to match the server; delivered:\n${seen.events.join('\n')}`,
         async () => seen.matches(server(await api.versions())),
-        () => seen.events.join('\n'),
       );
-      await eventually(() => inf.healthy, 'informer not healthy after the fault');
+      await eventually('the informer to be healthy after the fault', () => inf.healthy);
     } finally {
       await inf.stop();
     }
@@ -196,10 +196,10 @@ describe('Informer under injected faults loses no change', () => {
         });
         c.emu.core.watches.drop({ namespace: 'errors' });
         await eventually(
+          'the watch to be retried',
           () =>
             c.emu.core.log.count({ verb: 'watch', namespace: 'errors', code: 500, since: mark }) >=
             1,
-          'the watch was not retried',
         );
       },
       () => faults.addError({ match: { verb: 'list', namespace: 'errors' }, code: 500, count: 3 }),
@@ -254,8 +254,8 @@ describe('Informer under injected faults loses no change', () => {
       await writeWhileFaulty();
       const server = only(`${ns}/`);
       await eventually(
+        () => `the delivered events to match the server; delivered:\n${seen.events.join('\n')}`,
         async () => seen.matches(server(await api.versions())),
-        () => seen.events.join('\n'),
       );
     } finally {
       await inf.stop();

@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startProcess, type ManagedProcess } from '#testing';
+import { eventually, type ManagedProcess, startProcess } from '#testing';
 import { LeaderElector, type StoppedReason } from '../src/leaderelection.js';
 import { LeaseLock } from '../src/resourcelock.js';
-import { eventually, startCluster, type TestCluster } from './cluster.js';
+import { type KubeCluster, startKubeCluster } from '#testing/kube-cluster';
 
 // Short timings keep the suite quick; their ratios are client-go's (15 s / 10 s / 2 s).
 const FAST = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };
@@ -17,10 +17,10 @@ interface Candidate {
 }
 
 describe('LeaderElector against the API emulator', () => {
-  let cluster: TestCluster;
+  let cluster: KubeCluster;
   let leaseSeq = 0;
   before(async () => {
-    cluster = await startCluster();
+    cluster = await startKubeCluster();
   });
   after(() => cluster.stop());
 
@@ -58,7 +58,7 @@ describe('LeaderElector against the API emulator', () => {
     const b = candidate('cand-b', lease);
     try {
       const leaders = () => [a, b].filter((c) => c.elector.isLeader);
-      await eventually(() => leaders().length === 1, 'nobody leads');
+      await eventually('exactly one leader', () => leaders().length === 1);
       // Keep watching for a few lease durations: never two, never none.
       const until = performance.now() + 2 * FAST.leaseDurationMs;
       while (performance.now() < until) {
@@ -69,7 +69,7 @@ describe('LeaderElector against the API emulator', () => {
       assert.equal(await holderOf(lease), leader);
       assert.equal(b.elector.leader, a.elector.leader);
       // As client-go, the leader records an Event on the Lease.
-      await eventually(async () => {
+      await eventually('a leader election Event', async () => {
         const events = await cluster.rest.request<{
           items: { note?: string; regarding?: { name?: string } }[];
         }>({
@@ -78,7 +78,7 @@ describe('LeaderElector against the API emulator', () => {
         return events.items.some(
           (e) => e.regarding?.name === lease && e.note === `${leader} became leader`,
         );
-      }, 'no leader election Event');
+      });
     } finally {
       await Promise.all([a.elector.stop(), b.elector.stop()]);
     }
@@ -87,7 +87,7 @@ describe('LeaderElector against the API emulator', () => {
   test('a leader that cannot renew stops at once; the other takes over after the lease expires', async () => {
     const lease = `lease-${leaseSeq++}`;
     const a = candidate('cut-a', lease);
-    await eventually(() => a.elector.isLeader, 'first candidate never led');
+    await eventually('the first candidate to lead', () => a.elector.isLeader);
     const b = candidate('cut-b', lease);
     const faultId = cluster.emu.core.faults.addError({
       match: { user: 'cut-a', resource: 'leases' },
@@ -95,7 +95,7 @@ describe('LeaderElector against the API emulator', () => {
     });
     try {
       assert.equal(await a.run, 'lost');
-      await eventually(() => b.elector.isLeader, 'the standby never took over');
+      await eventually('the standby to take over', () => b.elector.isLeader);
       assert.deepEqual(a.log, ['leading', 'stopped:lost']);
       // No overlap: the old leader had stopped before the new one started.
       assert.ok(a.stoppedAt! < b.startedAt!);
@@ -114,7 +114,7 @@ describe('LeaderElector against the API emulator', () => {
     // cut short; starting it a retry period after the previous one began leaves 3.5 s.
     const timings = { leaseDurationMs: 8000, renewDeadlineMs: 6000, retryPeriodMs: 2000 };
     const a = candidate('slow-a', lease, timings);
-    await eventually(() => a.elector.isLeader, 'the candidate never led');
+    await eventually('the candidate to lead', () => a.elector.isLeader);
     const slow = cluster.emu.core.faults.addLatency({
       match: { user: 'slow-a', resource: 'leases' },
       fixedMs: 2500,
@@ -124,8 +124,8 @@ describe('LeaderElector against the API emulator', () => {
       const renewals = () =>
         cluster.emu.core.log.count({ resource: 'leases', user: 'slow-a', since: mark, code: 200 });
       await eventually(
-        () => a.log.length > 1 || renewals() >= 5,
         'five slow renewals, or the leader giving up',
+        () => a.log.length > 1 || renewals() >= 5,
         30_000,
       );
       assert.deepEqual(a.log, ['leading'], 'still leading after five slow renewals');
@@ -141,16 +141,16 @@ describe('LeaderElector against the API emulator', () => {
     // A long lease and a short retry period: only a release explains a quick handover.
     const timings = { leaseDurationMs: 20_000, renewDeadlineMs: 10_000, retryPeriodMs: 200 };
     const a = candidate('rel-a', lease, timings);
-    await eventually(() => a.elector.isLeader, 'first candidate never led');
+    await eventually('the first candidate to lead', () => a.elector.isLeader);
     const b = candidate('rel-b', lease, timings);
-    await eventually(() => b.elector.leader === 'rel-a', 'standby never saw the leader');
+    await eventually('the standby to see the leader', () => b.elector.leader === 'rel-a');
     try {
       const released = performance.now();
       await a.elector.stop();
       assert.equal(await a.run, 'stopped');
       await eventually(
+        'the standby to take over',
         () => b.elector.isLeader,
-        'the standby never took over',
         timings.leaseDurationMs * 2,
       );
       assert.ok(
@@ -165,10 +165,10 @@ describe('LeaderElector against the API emulator', () => {
 });
 
 describe('LeaderElector in separate processes', () => {
-  let cluster: TestCluster;
+  let cluster: KubeCluster;
   const processes: ManagedProcess[] = [];
   before(async () => {
-    cluster = await startCluster();
+    cluster = await startKubeCluster();
   });
   after(async () => {
     await Promise.all(processes.map((p) => p.stop('SIGKILL')));

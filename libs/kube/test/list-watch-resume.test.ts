@@ -4,7 +4,8 @@ import { BACKUPJOBS } from '#api';
 import type { BackoffOptions } from '../src/backoff.js';
 import { ListWatch } from '../src/list-watch.js';
 import type { Log, LogFields } from '../src/log.js';
-import { eventually, startCluster, type TestCluster } from './cluster.js';
+import { eventually } from '#testing';
+import { type KubeCluster, startKubeCluster } from '#testing/kube-cluster';
 
 /** The delay the watcher chose after each failure, in order, with what failed. */
 class RetryLog implements Log {
@@ -26,10 +27,10 @@ class RetryLog implements Log {
  * the next failure a first one again. What is checked is the delay each failure was given.
  */
 describe('ListWatch: Retry-After and backoff reset', () => {
-  let cluster: TestCluster;
+  let cluster: KubeCluster;
   before(async () => {
     // Bookmarks once a minute: the watches here are quiet, as a Job watch is most of the time.
-    cluster = await startCluster({ bookmarkIntervalMs: 60_000 });
+    cluster = await startKubeCluster({ bookmarkIntervalMs: 60_000 });
   });
   after(() => cluster.stop());
 
@@ -69,11 +70,7 @@ describe('ListWatch: Retry-After and backoff reset', () => {
     });
     const w = await running(ns, { initialMs: 2000, maxMs: 20_000, jitter: 0.2 });
     try {
-      await eventually(
-        () => w.watcher.synced && w.watches() === 1,
-        'never listed and watched',
-        30_000,
-      );
+      await eventually('a list and a watch', () => w.watcher.synced && w.watches() === 1, 30_000);
       faults.addError({
         match: { verb: 'watch', namespace: ns },
         code: 429,
@@ -82,8 +79,8 @@ describe('ListWatch: Retry-After and backoff reset', () => {
       });
       cluster.emu.core.watches.drop({ namespace: ns });
       await eventually(
+        'a new watch',
         () => w.log.delays('watch failed').length >= 4 && w.watches() === 1,
-        'never watched again',
         30_000,
       );
       const afterDrop = w.log.delays('watch failed').slice(1);
@@ -105,22 +102,22 @@ describe('ListWatch: Retry-After and backoff reset', () => {
     const faults = cluster.emu.core.faults;
     const w = await running(ns, { initialMs: 50, maxMs: 400, jitter: 0 });
     try {
-      await eventually(() => w.watcher.synced && w.watches() === 1, 'never listed and watched');
+      await eventually('a list and a watch', () => w.watcher.synced && w.watches() === 1);
       // The drop (50), two failed re-watches (100, 200) and one accepted and cut at once (400).
       faults.addError({ match: { verb: 'watch', namespace: ns }, code: 500, count: 2 });
       // The third re-watch is accepted and cut at once.
       cluster.emu.core.watches.dropNextWatches(1, { namespace: ns });
       cluster.emu.core.watches.drop({ namespace: ns });
       await eventually(
+        'a new watch after a short one',
         () => w.watches() === 1 && w.log.delays('watch failed').length === 4,
-        'never re-watched after a short watch',
       );
       // Quiet and open for longer than the 400 ms cap: the next drop starts over at 50.
       await new Promise((resolve) => setTimeout(resolve, 600));
       cluster.emu.core.watches.drop({ namespace: ns });
       await eventually(
+        'a new watch after a long one',
         () => w.watches() === 1 && w.log.delays('watch failed').length === 5,
-        'never re-watched after a long watch',
       );
       assert.deepEqual(w.log.delays('watch failed'), [50, 100, 200, 400, 50]);
     } finally {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
-import { startProcess, type ManagedProcess, startRedisServer } from '#testing';
+import { eventually, type ManagedProcess, startProcess, startRedisServer } from '#testing';
 import {
   isFencedError,
   shardKeys,
@@ -13,9 +13,16 @@ import {
   type QueueOptions,
 } from '../src/index.js';
 import { parseJobId } from '../src/job-ids.js';
-import { backendKinds, startBackend, type Backend } from './backends.js';
+import {
+  backendKinds,
+  gate,
+  queueOptions,
+  startBackend,
+  startConsumer,
+  waitForIdle,
+  type Backend,
+} from './support.js';
 import type { ConsumerProcessConfig } from './consumer-process.js';
-import { gate, queueOptions, startConsumer, waitFor, waitForIdle } from './helpers.js';
 
 for (const kind of backendKinds) {
   describe(`queue contract (${kind} Redis)`, () => {
@@ -61,7 +68,7 @@ for (const kind of backendKinds) {
       assert.deepEqual(added, [true, false, false, false, false]);
       assert.equal(await queue.len(), 1);
       const { runs } = consumer(options);
-      await waitFor(() => runs.length === 1 && runs[0]?.end !== undefined, 'the run');
+      await eventually('the run', () => runs.length === 1 && runs[0]?.end !== undefined);
       await waitForIdle(queue);
       assert.equal(runs.length, 1);
     });
@@ -109,11 +116,11 @@ for (const kind of backendKinds) {
         if (runs.length === 1) await hold.promise;
       });
       await queue.add('default/b');
-      await waitFor(() => runs.length === 1, 'the first run');
+      await eventually('the first run', () => runs.length === 1);
       assert.equal(await queue.add('default/b'), true, 'the add during the run is pending');
       assert.equal(await queue.add('default/b'), false, 'a second add during the run coalesces');
       hold.open();
-      await waitFor(() => runs.length === 2 && runs[1]?.end !== undefined, 'the second run');
+      await eventually('the second run', () => runs.length === 2 && runs[1]?.end !== undefined);
       await waitForIdle(queue);
       assert.equal(runs.length, 2);
       assert.ok(
@@ -148,10 +155,10 @@ for (const kind of backendKinds) {
         return { requeueAfter: 600_000 };
       });
       await queue.add('default/d');
-      await waitFor(() => runs.length === 1, 'the first run');
+      await eventually('the first run', () => runs.length === 1);
       await queue.add('default/d');
       hold.open();
-      await waitFor(() => runs.length === 2, 'the run the event asked for');
+      await eventually('the run the event asked for', () => runs.length === 2);
       await waitForIdle(queue);
     });
 
@@ -166,9 +173,9 @@ for (const kind of backendKinds) {
         runs.length === 1 ? handler(k, ctx) : undefined,
       );
       await queue.add(key);
-      await waitFor(async () => (await dueIn(options, key)) !== undefined, 'a pending delay');
+      await eventually('a pending delay', async () => (await dueIn(options, key)) !== undefined);
       const added = await queue.add(key);
-      await waitFor(() => runs.length === 2 && runs[1]?.end !== undefined, 'the run of the add');
+      await eventually('the run of the add', () => runs.length === 2 && runs[1]?.end !== undefined);
       await waitForIdle(queue);
       return { queue, runs, added };
     };
@@ -206,10 +213,10 @@ for (const kind of backendKinds) {
         if (runs.length === 1) await hold.promise;
       });
       await queue.add('default/aa');
-      await waitFor(() => runs.length === 1, 'the first run');
+      await eventually('the first run', () => runs.length === 1);
       await queue.addAfter('default/aa', 30);
       hold.open();
-      await waitFor(() => runs.length === 2 && runs[1]?.end !== undefined, 'the delayed run');
+      await eventually('the delayed run', () => runs.length === 2 && runs[1]?.end !== undefined);
       await waitForIdle(queue);
       assert.equal(runs.length, 2);
     });
@@ -221,7 +228,7 @@ for (const kind of backendKinds) {
         runs.length === 1 ? { requeueAfter: 50 } : undefined,
       );
       await queue.add('default/e');
-      await waitFor(() => runs.length === 2 && runs[1]?.end !== undefined, 'the requeued run');
+      await eventually('the requeued run', () => runs.length === 2 && runs[1]?.end !== undefined);
       await waitForIdle(queue);
       assert.equal(runs.length, 2);
     });
@@ -240,9 +247,9 @@ for (const kind of backendKinds) {
       const requeues = [1, 2, 3, 4, 0, 1, 0];
       for (let i = 0; i < script.length; i++) {
         await queue.add('default/f');
-        await waitFor(
-          async () => runs.length === i + 1 && (await queue.depth()).every((d) => d.running === 0),
+        await eventually(
           `run ${i + 1}`,
+          async () => runs.length === i + 1 && (await queue.depth()).every((d) => d.running === 0),
         );
         const due = await dueIn(options, 'default/f');
         const want = expected[i];
@@ -280,7 +287,7 @@ for (const kind of backendKinds) {
         throw new TerminalError('cannot be fixed by retrying');
       });
       await queue.add('default/g');
-      await waitFor(() => runs.length === 1 && runs[0]?.end !== undefined, 'the run');
+      await eventually('the run', () => runs.length === 1 && runs[0]?.end !== undefined);
       await waitForIdle(queue);
       assert.equal(runs.length, 1);
       assert.equal(await queue.numRequeues('default/g'), 0);
@@ -293,9 +300,8 @@ for (const kind of backendKinds) {
       child.child.kill('SIGKILL');
       await child.exited;
       const { runs } = consumer(options, () => undefined);
-      await waitFor(
-        () => runs.some((r) => r.key === 'hang/h' && r.end !== undefined),
-        'the recovered run',
+      await eventually('the recovered run', () =>
+        runs.some((r) => r.key === 'hang/h' && r.end !== undefined),
       );
       await waitForIdle(queue);
     });
@@ -305,7 +311,7 @@ for (const kind of backendKinds) {
       const queue = producer(options);
       const child = await runInConsumerProcess(closers, queue, options, 'stall/s', 3_000);
       const { runs } = consumer(options, () => undefined);
-      await waitFor(() => runs.some((r) => r.key === 'stall/s'), 'the run that took over');
+      await eventually('the run that took over', () => runs.some((r) => r.key === 'stall/s'));
       const lost = await child.waitForLine(/^L stall\/s$/);
       assert.ok(lost);
       const ended = Number((await child.waitForLine(/^E stall\/s /)).split(' ')[4]);
@@ -322,9 +328,8 @@ for (const kind of backendKinds) {
       const keys = Array.from({ length: 40 }, (_, i) => `ns/k-${i}`);
       await queue.addBulk(keys, { priority: 'normal' });
       const low = consumer(options, undefined, { shards: [0, 1] });
-      await waitFor(
-        async () => (await queue.depth()).slice(0, 2).every((d) => d.ready + d.running === 0),
-        'shards 0 and 1',
+      await eventually('shards 0 and 1', async () =>
+        (await queue.depth()).slice(0, 2).every((d) => d.ready + d.running === 0),
       );
       const waiting = (await queue.depth()).slice(2).reduce((n, d) => n + d.ready, 0);
       assert.equal(waiting, keys.filter((k) => shardOf(k, 4) >= 2).length);
@@ -357,7 +362,7 @@ for (const kind of backendKinds) {
       const hold = gate();
       const { consumer: c, runs } = startConsumer(options, () => hold.promise);
       await queue.add('ns/drain');
-      await waitFor(() => runs.length === 1, 'the run');
+      await eventually('the run', () => runs.length === 1);
       const stopped = c.shutdown();
       await queue.add('ns/after-shutdown');
       setTimeout(hold.open, 50);
@@ -381,12 +386,12 @@ for (const kind of backendKinds) {
           ),
       );
       await queue.add('ns/handback');
-      await waitFor(() => runs.length === 1, 'the run');
+      await eventually('the run', () => runs.length === 1);
       await c.shutdown({ drainTimeoutMs: 100 });
       assert.equal(await queue.len(), 1, 'the key is due again');
       assert.equal(await queue.numRequeues('ns/handback'), 0, 'handing back is not a failure');
       const next = consumer(options);
-      await waitFor(() => next.runs.length === 1, 'the run on another consumer');
+      await eventually('the run on another consumer', () => next.runs.length === 1);
     });
 
     test('metrics: client-go workqueue names and labels in the given registry', async () => {
@@ -404,11 +409,11 @@ for (const kind of backendKinds) {
         }
       });
       await waitForIdle(queue);
-      await waitFor(
+      await eventually(
+        'three runs',
         async () =>
           metric(await registry.getMetricsAsJSON(), 'workqueue_work_duration_seconds', 'count') ===
           3,
-        'three runs',
       );
       const json = await registry.getMetricsAsJSON();
       // m1 and m2, then m2 again when its backoff fell due; the duplicate add is not counted.
@@ -487,18 +492,18 @@ for (const kind of backendKinds) {
         const queue = producer(options);
         const { consumer: c, runs } = consumer(options);
         await queue.add('ns/r1');
-        await waitFor(() => runs.length === 1, 'the first run');
+        await eventually('the first run', () => runs.length === 1);
         await Promise.all([queue.checkForReset(), c.checkForReset()]);
         const resets = { producer: 0, consumer: 0 };
         queue.on('reset', () => resets.producer++);
         c.on('reset', () => resets.consumer++);
         await backend.restartEmpty?.();
-        await waitFor(() => resets.producer > 0 && resets.consumer > 0, 'reset events');
-        await waitFor(
-          async () => (await queue.add('ns/r2').catch(() => false)) !== false,
+        await eventually('reset events', () => resets.producer > 0 && resets.consumer > 0);
+        await eventually(
           'an add to succeed',
+          async () => (await queue.add('ns/r2').catch(() => false)) !== false,
         );
-        await waitFor(() => runs.some((r) => r.key === 'ns/r2'), 'a run after the restart');
+        await eventually('a run after the restart', () => runs.some((r) => r.key === 'ns/r2'));
       });
 
       test('Redis restarted empty: a key running then is not run again until that run ended', async () => {
@@ -515,17 +520,17 @@ for (const kind of backendKinds) {
             : undefined,
         );
         await queue.add('ns/long');
-        await waitFor(() => a.runs.length === 1, 'the first run');
+        await eventually('the first run', () => a.runs.length === 1);
         // Another consumer, idle, that knows the queue as it was before the restart.
         const b = consumer(options);
         await Promise.all([queue, a.consumer, b.consumer].map((c) => c.checkForReset()));
         await backend.restartEmpty?.();
         // What the watcher does on `reset`: add every key again.
-        await waitFor(
-          async () => (await queue.add('ns/long').catch(() => false)) !== false,
+        await eventually(
           'the key to be added again',
+          async () => (await queue.add('ns/long').catch(() => false)) !== false,
         );
-        await waitFor(() => a.runs.length + b.runs.length === 2, 'the key to run again');
+        await eventually('the key to run again', () => a.runs.length + b.runs.length === 2);
         const [first, second] = [...a.runs, ...b.runs].sort((x, y) => x.start - y.start);
         held.open();
         assert.ok(first && second);

@@ -5,10 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { freePort, startRedisServer, type RedisServer } from '#testing';
+import { eventually, freePort, type RedisServer, startRedisServer } from '#testing';
 import { RECORDS_DESCRIPTION, serveQueueDashboard, shardDisplayName } from '../src/dashboard.js';
 import { QueueConsumer, WorkQueue } from '../src/index.js';
-import { waitFor } from './helpers.js';
 
 /** Debian's chromium; the flags keep it from reaching out or needing a GPU or a sandbox. */
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -60,9 +59,8 @@ describe('queue dashboard (Bull Board) in headless Chromium', () => {
     });
     await queue.addBulk(['ops/mysql-daily', 'ops/postgres-hourly', 'web/redis-weekly']);
     await queue.addAfter('web/cache-nightly', 600_000);
-    await waitFor(
-      async () => (await queue.depth()).every((d) => d.ready + d.running === 0),
-      'the runs',
+    await eventually('the runs', async () =>
+      (await queue.depth()).every((d) => d.ready + d.running === 0),
     );
     const port = await freePort();
     server = await serveQueueDashboard(queue.bullQueues, { port, host: '127.0.0.1' });
@@ -131,7 +129,7 @@ describe('queue dashboard (Bull Board) in headless Chromium', () => {
     flaky.add(key);
     for (let run = 1; run <= 3; run++) {
       await queue.add(key);
-      await waitFor(async () => (await queue.numRequeues(key)) === run, `failure ${run}`);
+      await eventually(`failure ${run}`, async () => (await queue.numRequeues(key)) === run);
     }
     const failed = await failedOf();
     assert.equal(failed.length, 1, 'three failed runs, one record');
@@ -141,8 +139,8 @@ describe('queue dashboard (Bull Board) in headless Chromium', () => {
 
     flaky.delete(key);
     await queue.add(key);
-    await waitFor(async () => (await queue.numRequeues(key)) === 0, 'the recovery');
-    await waitFor(async () => (await failedOf()).length === 0, 'the record removed');
+    await eventually('the recovery', async () => (await queue.numRequeues(key)) === 0);
+    await eventually('the record removed', async () => (await failedOf()).length === 0);
     await page.goto(`${base}/queue/backupjob-${shard}?status=failed`);
     await page.getByText(`backupjob-${shard}`).first().waitFor();
     assert.equal(await page.getByText(key, { exact: true }).count(), 0);
@@ -169,6 +167,6 @@ describe('queue dashboard (Bull Board) in headless Chromium', () => {
     const failed = await fetch(`${base}/api/queues?activeQueue=backupjob-${shard}&status=failed`);
     assert.equal(failed.status, 200);
     assert.match(await failed.text(), /refused the connection/);
-    await waitFor(async () => (await queue.numRequeues('ops/mysql-daily')) === 1, 'the failure');
+    await eventually('the failure', async () => (await queue.numRequeues('ops/mysql-daily')) === 1);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { withRedis, type PromoteBy } from '#testing';
+import { eventually, type PromoteBy, withRedis } from '#testing';
 import {
   NotReplicatedError,
   QueueConsumer,
@@ -10,8 +10,7 @@ import {
   type QueueOptions,
   type RunContext,
 } from '../src/index.js';
-import { startBackend, type Backend } from './backends.js';
-import { queueOptions, waitFor } from './helpers.js';
+import { queueOptions, startBackend, type Backend } from './support.js';
 
 /** One run of a key by one of the test's consumers. */
 interface Run {
@@ -93,12 +92,12 @@ class Harness {
 
   /** Every key added has a run that started after its last add, and nothing runs any more. */
   async waitSettled(): Promise<void> {
-    await waitFor(
+    await eventually(
+      'a run after the last add of every key',
       () =>
         [...this.lastAdd].every(([key, added]) =>
           this.runs.some((r) => r.key === key && r.start >= added && r.end !== undefined),
         ) && this.runs.every((r) => r.end !== undefined),
-      'a run after the last add of every key',
       90_000,
     );
   }
@@ -180,10 +179,10 @@ for (const scenario of scenarios) {
 
     test('no key is lost or run twice at once, the run in flight keeps its lease, and no reset', async () => {
       h.startLoad(KEYS);
-      await waitFor(() => h.runs.length >= 50, 'the load to be under way');
+      await eventually('the load to be under way', () => h.runs.length >= 50);
       const slow = 'slow/across-the-failover';
       await h.add(slow);
-      await waitFor(() => h.runs.some((r) => r.key === slow), 'the slow run to start');
+      await eventually('the slow run to start', () => h.runs.some((r) => r.key === slow));
       h.note('test', 'killing the primary');
       if (scenario.kind === 'cluster') {
         const cluster = backend.cluster!;
@@ -197,9 +196,9 @@ for (const scenario of scenarios) {
       const promotedAt = Date.now();
       h.note('test', 'the replica serves as the primary');
       // Keys keep coming after the failover, and must run too.
-      await waitFor(
-        () => h.runs.some((r) => r.start > promotedAt && r.end !== undefined),
+      await eventually(
         'a run after the failover',
+        () => h.runs.some((r) => r.start > promotedAt && r.end !== undefined),
         60_000,
       );
       await sleep(500);
@@ -261,16 +260,19 @@ describe(
         const role = await withRedis({ port: primary!.port, ...password }, (c) => c.call('ROLE'));
         return ((role as unknown[])[2] as unknown[]).length;
       };
-      await waitFor(async () => (await onlineReplicas()) === 0, 'the primary to have no replica');
+      await eventually(
+        'the primary to have no replica',
+        async () => (await onlineReplicas()) === 0,
+      );
       // Confirmed with no replica online: the only copy is on the primary.
       for (const key of KEYS.slice(8, 16)) await h.add(key);
       await h.waitSettled();
       assert.deepEqual(h.resets, []);
 
       await sentinel!.killPrimary();
-      await waitFor(
-        () => ['producer', 'c1', 'c2'].every((who) => h.resets.includes(who)),
+      await eventually(
         'the producer and both consumers to report the loss',
+        () => ['producer', 'c1', 'c2'].every((who) => h.resets.includes(who)),
         60_000,
       );
       // What the watcher does on `reset`: add every key again; they all run.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { backendKinds, startBackend, type Backend } from './backends.js';
+import { backendKinds, startBackend, type Backend } from './support.js';
 import { runStress } from './stress.js';
 
 for (const kind of backendKinds) {

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startProcess, type ManagedProcess } from '#testing';
 import { shardKeys, WorkQueue, type QueueOptions } from '../src/index.js';
 import { parseJobId } from '../src/job-ids.js';
-import type { Backend } from './backends.js';
+import type { Backend } from './support.js';
 import type { ConsumerProcessConfig } from './consumer-process.js';
 
 export interface StressOptions {

@@ -12,7 +12,7 @@ import {
   type FailureKind,
   type ReconcileFailure,
 } from '../src/failure.js';
-import { T0, applyActions, backupJob, config, minutes, run, types } from './fixtures.js';
+import { T0, applyActions, backupJob, config, minutes, run, types } from './support.js';
 
 /** A BackupJob the operator reconciled at generation 1, then edited to generation 2. */
 function reconciledThenEdited(): BackupJob {

@@ -15,7 +15,7 @@ import {
   run,
   storedCronJobFor,
   types,
-} from './fixtures.js';
+} from './support.js';
 
 const deletedAt = minutes(60);
 

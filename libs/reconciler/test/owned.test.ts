@@ -5,7 +5,7 @@ import { desiredCronJob } from '../src/desired.js';
 import { ownedFieldDiff, ownedFieldsPatch } from '../src/owned.js';
 import { parseQuantity, semanticallyEqual } from '../src/semantic.js';
 import { effectiveSpec } from '../src/spec.js';
-import { backupJob, config, mergePatch, storedCronJobFor } from './fixtures.js';
+import { backupJob, config, mergePatch, storedCronJobFor } from './support.js';
 
 function patched(desired: V1CronJob, actual: V1CronJob): V1CronJob {
   return mergePatch(actual, ownedFieldsPatch(desired, actual)) as V1CronJob;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { BackupJob } from '#api';
+import { condition } from '#testing';
 import type { Action } from '../src/actions.js';
-import { findCondition } from '../src/conditions.js';
 import { grantRecheckDelay } from '../src/permitted.js';
 import type { ReconcileInput } from '../src/world.js';
 import { reconcilerConfig } from '../src/config.js';
@@ -17,7 +17,7 @@ import {
   run,
   storedCronJobFor,
   types,
-} from './fixtures.js';
+} from './support.js';
 
 /** Without the periodic cap, so the computed due time itself is visible. */
 const uncapped = reconcilerConfig({ ...config, maxRequeueMs: Number.MAX_SAFE_INTEGER });
@@ -41,10 +41,6 @@ function converged(input: ReconcileInput): ReconcileInput {
 
 function status(input: ReconcileInput) {
   return input.backupJob?.status ?? {};
-}
-
-function condition(input: ReconcileInput, type: string) {
-  return findCondition(status(input).conditions, type);
 }
 
 function withSpec(input: ReconcileInput, spec: Partial<BackupJob['spec']>): ReconcileInput {
@@ -151,10 +147,10 @@ describe('reconcile: a new BackupJob', () => {
     assert.equal(s.ready, true);
     assert.equal(s.observedGeneration, 1);
     assert.equal(s.cronJobName, 'mysql-daily-backup');
-    assert.equal(condition(first.next, 'Ready')?.status, 'True');
-    assert.equal(condition(first.next, 'Ready')?.observedGeneration, 1);
-    assert.equal(condition(first.next, 'BackupSucceeded')?.reason, 'NoBackupYet');
-    assert.equal(condition(first.next, 'BackupOverdue')?.status, 'Unknown');
+    assert.equal(condition(first.next.backupJob, 'Ready')?.status, 'True');
+    assert.equal(condition(first.next.backupJob, 'Ready')?.observedGeneration, 1);
+    assert.equal(condition(first.next.backupJob, 'BackupSucceeded')?.reason, 'NoBackupYet');
+    assert.equal(condition(first.next.backupJob, 'BackupOverdue')?.status, 'Unknown');
   });
 
   test('requeues for when the first scheduled backup becomes due (02:10 + grace)', () => {
@@ -186,10 +182,10 @@ describe('reconcile: changes to the spec and to the CronJob', () => {
     });
     assert.equal(next.cronJob?.spec?.schedule, '0 3 * * *');
     assert.equal(status(next).observedGeneration, 2);
-    assert.equal(condition(next, 'Ready')?.observedGeneration, 2);
+    assert.equal(condition(next.backupJob, 'Ready')?.observedGeneration, 2);
     assert.equal(
-      condition(next, 'Ready')?.lastTransitionTime,
-      condition(base, 'Ready')?.lastTransitionTime,
+      condition(next.backupJob, 'Ready')?.lastTransitionTime,
+      condition(base.backupJob, 'Ready')?.lastTransitionTime,
     );
     assert.deepEqual(run(next).actions, []);
   });
@@ -276,8 +272,8 @@ describe('reconcile: changes to the spec and to the CronJob', () => {
 
   test('suspended: Ready=True reason Suspended, not overdue, no requeue', () => {
     const world = converged({ ...withSpec(base, { suspend: true }), now: later });
-    assert.equal(condition(world, 'Ready')?.reason, 'Suspended');
-    assert.equal(condition(world, 'BackupOverdue')?.reason, 'Suspended');
+    assert.equal(condition(world.backupJob, 'Ready')?.reason, 'Suspended');
+    assert.equal(condition(world.backupJob, 'BackupOverdue')?.reason, 'Suspended');
     assert.deepEqual(run(world).result, { kind: 'done' });
   });
 
@@ -308,7 +304,7 @@ describe('reconcile: invalid spec', () => {
       const { actions, result, next } = step(input);
       assert.deepEqual(types(actions), ['updateStatus', 'event:InvalidSpec']);
       assert.equal(result.kind, 'terminal');
-      const ready = condition(next, 'Ready');
+      const ready = condition(next.backupJob, 'Ready');
       assert.equal(ready?.status, 'False');
       assert.equal(ready?.reason, 'InvalidSpec');
       assert.match(ready?.message ?? '', message);
@@ -345,7 +341,10 @@ describe('reconcile: invalid spec', () => {
       'event:CronJobCreated',
       'updateStatus',
     ]);
-    assert.equal(condition(fixed.next, 'Ready')?.lastTransitionTime, minutes(5).toISOString());
+    assert.equal(
+      condition(fixed.next.backupJob, 'Ready')?.lastTransitionTime,
+      minutes(5).toISOString(),
+    );
   });
 });
 
@@ -358,8 +357,8 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
     const fresh = backupJob({ spec: { image: 'evil.example.com/dump:1' } });
     const { actions, next, result } = step({ ...base, backupJob: fresh, cronJob: undefined });
     assert.deepEqual(types(actions), ['updateStatus', 'event:ImageNotAllowed']);
-    assert.equal(condition(next, 'Ready')?.reason, 'ImageNotAllowed');
-    assert.match(condition(next, 'Ready')?.message ?? '', /evil\.example\.com\/dump:1/);
+    assert.equal(condition(next.backupJob, 'Ready')?.reason, 'ImageNotAllowed');
+    assert.match(condition(next.backupJob, 'Ready')?.message ?? '', /evil\.example\.com\/dump:1/);
     assert.equal(status(next).ready, false);
     // A wider list comes with a restart, which makes no event: the BackupJob is looked at again.
     assert.deepEqual(result, { kind: 'requeueAfter', delayMs: config.refusedRecheckMs });
@@ -382,7 +381,7 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
     assert.equal(imageOf(next), config.defaultImage);
     assert.equal(next.cronJob?.spec?.suspend, true);
     assert.match(
-      condition(next, 'Ready')?.message ?? '',
+      condition(next.backupJob, 'Ready')?.message ?? '',
       /CronJob mysql-daily-backup is suspended/,
     );
     assert.equal(result.kind, 'requeueAfter');
@@ -400,7 +399,7 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
     const narrowed = reconcilerConfig({ ...config, allowedImages: [] });
     const { next } = step({ ...custom, config: narrowed });
     assert.equal(next.cronJob?.spec?.suspend, true);
-    assert.equal(condition(next, 'Ready')?.reason, 'ImageNotAllowed');
+    assert.equal(condition(next.backupJob, 'Ready')?.reason, 'ImageNotAllowed');
   });
 
   const withSecret = withSpec(base, { secretRef: { name: 'db' } });
@@ -420,8 +419,11 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
       const fresh = { ...withSecret, cronJob: undefined, grants };
       const { actions, next, result } = step(fresh);
       assert.deepEqual(types(actions), ['updateStatus', 'event:SecretNotAllowed']);
-      assert.equal(condition(next, 'Ready')?.reason, 'SecretNotAllowed');
-      assert.match(condition(next, 'Ready')?.message ?? '', /get.*secrets\/db in namespace ops/);
+      assert.equal(condition(next.backupJob, 'Ready')?.reason, 'SecretNotAllowed');
+      assert.match(
+        condition(next.backupJob, 'Ready')?.message ?? '',
+        /get.*secrets\/db in namespace ops/,
+      );
       assert.equal(secretName(next), undefined);
       assert.deepEqual(result, { kind: 'requeueAfter', delayMs: config.refusedRecheckMs });
     });
@@ -431,7 +433,7 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
 
   test('a Secret opted in is mounted, and looked at again within grantRecheckMs', () => {
     assert.equal(secretName(granted), 'db');
-    assert.equal(condition(granted, 'Ready')?.status, 'True');
+    assert.equal(condition(granted.backupJob, 'Ready')?.status, 'True');
     const { actions, result } = step(granted);
     assert.deepEqual(actions, []);
     assert.equal(result.kind, 'requeueAfter');
@@ -489,7 +491,7 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
     });
 
     test('Ready=False SecretNotAllowed says so, a Warning says why, looked at again', () => {
-      const ready = condition(revoked.next, 'Ready');
+      const ready = condition(revoked.next.backupJob, 'Ready');
       assert.equal(ready?.status, 'False');
       assert.equal(ready?.reason, 'SecretNotAllowed');
       assert.match(ready?.message ?? '', /secrets\/db.*CronJob mysql-daily-backup is suspended/);
@@ -513,7 +515,7 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
       assert.equal(restored.next.cronJob?.spec?.suspend, false);
       assert.equal(secretName(restored.next), 'db');
       assert.deepEqual(mountsOf(restored.next), mountsOf(granted));
-      assert.equal(condition(restored.next, 'Ready')?.status, 'True');
+      assert.equal(condition(restored.next.backupJob, 'Ready')?.status, 'True');
       assert.deepEqual(run(restored.next).actions, []);
     });
 
@@ -543,7 +545,7 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
       const { actions, next, result } = step({ ...withClaim, cronJob: undefined });
       assert.deepEqual(types(actions), ['updateStatus', 'event:ClaimNotAllowed']);
       assert.match(
-        condition(next, 'Ready')?.message ?? '',
+        condition(next.backupJob, 'Ready')?.message ?? '',
         /PersistentVolumeClaim "team-nfs" is not opted in.*persistentvolumeclaims\/team-nfs in namespace ops/,
       );
       assert.equal(next.cronJob, undefined);
@@ -553,7 +555,7 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
     test('the claim of the default name also needs a grant once the spec names it', () => {
       const named = withSpec(base, { storage: { claimName: config.defaultStorageClaim } });
       const { next } = step({ ...named, cronJob: undefined });
-      assert.equal(condition(next, 'Ready')?.reason, 'ClaimNotAllowed');
+      assert.equal(condition(next.backupJob, 'Ready')?.reason, 'ClaimNotAllowed');
     });
 
     const claimed = converged({ ...withClaim, grants: [claimGrant(true)] });
@@ -587,13 +589,13 @@ describe('reconcile: what a BackupJob may put into a pod', () => {
       const both = withSpec(claimed, { secretRef: { name: 'db' } });
       const ready = converged({ ...both, grants: [claimGrant(true), secretGrant(true)] });
       const { next } = step({ ...ready, grants: [claimGrant(false), secretGrant(true)] });
-      assert.equal(condition(next, 'Ready')?.reason, 'ClaimNotAllowed');
+      assert.equal(condition(next.backupJob, 'Ready')?.reason, 'ClaimNotAllowed');
       assert.equal(secretName(next), 'db');
       assert.equal(claimOf(next), undefined);
       const neither = run({ ...ready, grants: [claimGrant(false), secretGrant(false)] });
       const bjNext = applyActions(ready, neither.actions);
       assert.match(
-        condition(bjNext, 'Ready')?.message ?? '',
+        condition(bjNext.backupJob, 'Ready')?.message ?? '',
         /Secret "db" is not opted in.*; PersistentVolumeClaim "team-nfs" is not opted in/,
       );
     });
@@ -615,7 +617,7 @@ describe('reconcile: a CronJob of that name that this BackupJob does not control
       const input = { backupJob: backupJob(), cronJob, jobs: [], now: T0, config };
       const { actions, result, next } = step(input);
       assert.deepEqual(types(actions), ['updateStatus', 'event:CronJobConflict']);
-      assert.equal(condition(next, 'Ready')?.reason, 'CronJobConflict');
+      assert.equal(condition(next.backupJob, 'Ready')?.reason, 'CronJobConflict');
       assert.deepEqual(result, { kind: 'requeueAfter', delayMs: config.conflictRequeueMs });
       assert.deepEqual(run(next).actions, []);
     });
@@ -631,7 +633,7 @@ describe('reconcile: observing the Jobs', () => {
   test('a succeeded Job sets lastBackupTime and BackupSucceeded=True', () => {
     const world = converged({ ...base, jobs: [job('b-1', 'succeeded', done1)], now });
     assert.equal(status(world).lastBackupTime, done1.toISOString());
-    assert.equal(condition(world, 'BackupSucceeded')?.status, 'True');
+    assert.equal(condition(world.backupJob, 'BackupSucceeded')?.status, 'True');
     assert.match(status(world).message ?? '', /last backup succeeded/);
   });
 
@@ -643,7 +645,7 @@ describe('reconcile: observing the Jobs', () => {
     ];
     const { actions, next } = step({ ...base, jobs, now });
     assert.deepEqual(eventReasons(actions), ['BackupFailed']);
-    const c = condition(next, 'BackupSucceeded');
+    const c = condition(next.backupJob, 'BackupSucceeded');
     assert.equal(c?.status, 'False');
     assert.equal(c?.reason, 'BackoffLimitExceeded');
     assert.match(c?.message ?? '', /b-2 failed: Job has reached the specified backoff limit/);
@@ -658,7 +660,7 @@ describe('reconcile: observing the Jobs', () => {
       ...failed,
       jobs: [job('b-1', 'failed', done1), job('b-2', 'succeeded', done2)],
     });
-    assert.equal(condition(ok, 'BackupSucceeded')?.status, 'True');
+    assert.equal(condition(ok.backupJob, 'BackupSucceeded')?.status, 'True');
   });
 
   test('pruned Jobs do not erase what status remembers', () => {
@@ -671,12 +673,12 @@ describe('reconcile: observing the Jobs', () => {
     const other = job('b-9', 'failed', done2);
     other.metadata!.annotations = { 'backup.ops.example.com/backupjob-name': 'someone-else' };
     const world = converged({ ...base, jobs: [job('b-1', 'succeeded', done1), other], now });
-    assert.equal(condition(world, 'BackupSucceeded')?.status, 'True');
+    assert.equal(condition(world.backupJob, 'BackupSucceeded')?.status, 'True');
   });
 
   test('cleanup Jobs are not backups', () => {
     const world = converged({ ...base, jobs: [cleanupJob(1, 'failed', done1)], now });
-    assert.equal(condition(world, 'BackupSucceeded')?.reason, 'NoBackupYet');
+    assert.equal(condition(world.backupJob, 'BackupSucceeded')?.reason, 'NoBackupYet');
   });
 
   test('lastScheduleTime comes from the CronJob', () => {
@@ -725,7 +727,7 @@ describe('reconcile: overdue by the schedule', () => {
   for (const [name, now, jobs, expected, reason] of cases) {
     test(`${name}: BackupOverdue=${expected} ${reason}`, () => {
       const world = converged({ ...base, jobs, now });
-      const c = condition(world, 'BackupOverdue');
+      const c = condition(world.backupJob, 'BackupOverdue');
       assert.equal(c?.status, expected);
       assert.equal(c?.reason, reason);
     });
@@ -747,11 +749,11 @@ describe('reconcile: overdue by the schedule', () => {
     const suspended = converged({ ...withSpec(base, { suspend: true }), now: minutes(10) });
     const resumedAt = new Date('2026-05-29T05:00:00Z');
     const resumed = converged({ ...withSpec(suspended, { suspend: false }), now: resumedAt });
-    assert.equal(condition(resumed, 'BackupOverdue')?.status, 'Unknown');
+    assert.equal(condition(resumed.backupJob, 'BackupOverdue')?.status, 'Unknown');
     const stillFine = converged({ ...resumed, now: new Date('2026-05-30T02:00:00Z') });
-    assert.equal(condition(stillFine, 'BackupOverdue')?.status, 'Unknown');
+    assert.equal(condition(stillFine.backupJob, 'BackupOverdue')?.status, 'Unknown');
     const missed = converged({ ...stillFine, now: new Date(nextDue + 1) });
-    assert.equal(condition(missed, 'BackupOverdue')?.status, 'True');
+    assert.equal(condition(missed.backupJob, 'BackupOverdue')?.status, 'True');
   });
 
   test('the schedule is read in spec.timeZone', () => {

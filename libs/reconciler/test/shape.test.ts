@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { BackupJob } from '#api';
 import { findCondition } from '../src/conditions.js';
 import { soundStatus, specProblems } from '../src/shape.js';
-import { T0, applyActions, backupJob, config, run, types } from './fixtures.js';
+import { T0, applyActions, backupJob, config, run, types } from './support.js';
 
 describe('specProblems: what a looser CRD let through', () => {
   const cases: [string, unknown, RegExp][] = [

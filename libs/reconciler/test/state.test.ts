@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { BackupJob, BackupJobStatus, Condition } from '#api';
 import { backupJobState } from '../src/state.js';
-import { T0, backupJob, config } from './fixtures.js';
+import { T0, backupJob, config } from './support.js';
 
 function cond(type: string, status: Condition['status']): Condition {
   return { type, status, reason: 'R', message: 'm', lastTransitionTime: T0.toISOString() };

@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { start as startEmulator, type Emulator } from '#apiserver-emulator';
 import {
   backupJobCrdDocument,
+  eventually,
   freePort,
   startProcess,
   startRedisServer,
@@ -79,15 +80,14 @@ async function get(url: string): Promise<{ status: number; type: string; body: s
 
 /** Polls until the endpoint answers with `status`; returns that answer. */
 async function waitForStatus(url: string, status: number, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
   let last: Awaited<ReturnType<typeof get>> | undefined;
-  while (Date.now() < deadline) {
-    last = await get(url).catch(() => undefined);
-    if (last?.status === status) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(
-    `${url} did not answer ${status} within ${timeoutMs} ms; last: ${JSON.stringify(last)}`,
+  return eventually(
+    () => `${url} to answer ${status}; last: ${JSON.stringify(last)}`,
+    async () => {
+      last = await get(url).catch(() => undefined);
+      return last?.status === status && last;
+    },
+    timeoutMs,
   );
 }
 

@@ -1,8 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, startCluster, type TestCluster } from '#kube/test/cluster';
 import { FencedError, isFencedError, WorkQueue } from '#queue';
-import { backendKinds, startBackend, type Backend } from '#queue/test/backends';
+import { backendKinds, startBackend, type Backend } from '#queue/test/support';
+import { eventually } from '#testing';
+import { type KubeCluster, startKubeCluster } from '#testing/kube-cluster';
 import { KeySource } from '#watch';
 import { RedisSnapshotStore, type WorldSnapshot } from '../src/index.js';
 
@@ -51,10 +52,10 @@ for (const kind of backendKinds) {
 }
 
 describe('a deposed leader’s controller', () => {
-  let cluster: TestCluster;
+  let cluster: KubeCluster;
   let backend: Backend;
   before(async () => {
-    [cluster, backend] = await Promise.all([startCluster(), startBackend('standalone')]);
+    [cluster, backend] = await Promise.all([startKubeCluster(), startBackend('standalone')]);
     await Promise.all([cluster.createNamespace('fenced'), cluster.createNamespace('between')]);
   });
   after(async () => {
@@ -82,15 +83,12 @@ describe('a deposed leader’s controller', () => {
       old.start();
       // The key, not its snapshot: a key goes out after its snapshot, so a fence raised between
       // the two would refuse the key this test counts on being queued.
-      await eventually(
-        async () => (await queue.len()) === 1,
-        'the first key never reached the queue',
-      );
+      await eventually('the first key to reach the queue', async () => (await queue.len()) === 1);
       assert.ok(await store.read('fenced/kept'), 'a queued key has its snapshot');
       // A successor starts its term.
       await queue.raiseFence(2);
       const created = await cluster.backupJobs.create('fenced', 'late');
-      await eventually(() => refusals.length > 0, 'the late write was never refused');
+      await eventually('the late write to be refused', () => refusals.length > 0);
       assert.deepEqual([refusals[0]?.term, refusals[0]?.fence], [1, 2]);
       assert.ok((refusals[0]?.refused ?? 0) >= 1);
       assert.equal(
@@ -136,12 +134,12 @@ describe('a deposed leader’s controller', () => {
       await cluster.backupJobs.create('between', 'caught');
       old.start();
       await eventually(
+        'the snapshot to go out',
         async () => (await store.read('between/caught')) !== undefined,
-        'the snapshot never went out',
       );
       await queue.raiseFence(2);
       release();
-      await eventually(() => refusals.length > 0, 'the held add was never refused');
+      await eventually('the held add to be refused', () => refusals.length > 0);
       assert.deepEqual([refusals[0]?.term, refusals[0]?.fence], [1, 2]);
       assert.equal(await queue.len(), 0, 'the refused key is not queued');
       assert.equal(old.pendingKeys, 0, 'nothing is left to retry');

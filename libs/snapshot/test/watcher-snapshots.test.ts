@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { LABEL_MANAGED_BY, LABEL_OWNER_NAME, MANAGED_BY_VALUE } from '#api';
 import { collectionPath, CRONJOBS, JOBS, type KubeObject } from '#kube';
-import { eventually, startCluster, type TestCluster } from '#kube/test/cluster';
 import { cronJobName } from '#reconciler';
+import { eventually, type RedisServer, startRedisServer } from '#testing';
+import { type KubeCluster, startKubeCluster } from '#testing/kube-cluster';
 import { KeySource, type KeySink } from '#watch';
-import { startRedisServer, type RedisServer } from '#testing';
 import { RedisSnapshotStore, type WorldSnapshot } from '../src/index.js';
 
 const NS = 'ops';
@@ -32,7 +32,7 @@ class SnapshotCheckingSink implements KeySink {
 }
 
 describe('KeySource writes snapshots for the workers', () => {
-  let cluster: TestCluster;
+  let cluster: KubeCluster;
   let redis: RedisServer;
   let client: Redis;
   let store: RedisSnapshotStore;
@@ -58,7 +58,7 @@ describe('KeySource writes snapshots for the workers', () => {
   const snapshotOf = (name: string) => store.read(`${NS}/${name}`);
 
   before(async () => {
-    [cluster, redis] = await Promise.all([startCluster(), startRedisServer()]);
+    [cluster, redis] = await Promise.all([startKubeCluster(), startRedisServer()]);
     client = new Redis(redis.url);
     store = new RedisSnapshotStore(client, { name: 'test' });
     sink = new SnapshotCheckingSink(store);
@@ -66,7 +66,7 @@ describe('KeySource writes snapshots for the workers', () => {
     await store.write([[`${NS}/ghost`, { backupJob: { metadata: { name: 'ghost' } }, jobs: [] }]]);
     await cluster.backupJobs.create(NS, 'pre');
     controller = start();
-    await eventually(() => controller.synced, 'controller never synced');
+    await eventually('the controller to sync', () => controller.synced);
   });
   after(async () => {
     await controller.stop();
@@ -75,9 +75,9 @@ describe('KeySource writes snapshots for the workers', () => {
   });
 
   test('a new term writes every snapshot before the key, and sweeps those of BackupJobs gone', async () => {
-    await eventually(() => sink.last(`${NS}/pre`) !== undefined, 'pre never enqueued');
+    await eventually('pre to be enqueued', () => sink.last(`${NS}/pre`) !== undefined);
     assert.equal(sink.last(`${NS}/pre`)?.snapshot?.backupJob.metadata.name, 'pre');
-    await eventually(async () => (await snapshotOf('ghost')) === undefined, 'ghost never swept');
+    await eventually('ghost to be swept', async () => (await snapshotOf('ghost')) === undefined);
   });
 
   test('a change reaches the queue only after a snapshot that shows it', async () => {
@@ -86,10 +86,10 @@ describe('KeySource writes snapshots for the workers', () => {
       spec: { retentionDays: 9 },
     });
     await eventually(
+      'the spec change',
       () =>
         sink.last(`${NS}/edited`)?.snapshot?.backupJob.metadata.resourceVersion ===
         patched.metadata.resourceVersion,
-      'the spec change never arrived',
     );
     for (const { key, snapshot } of sink.seen.filter((s) => s.key === `${NS}/edited`)) {
       assert.ok(snapshot, `${key} was enqueued without a snapshot`);
@@ -138,8 +138,8 @@ describe('KeySource writes snapshots for the workers', () => {
       });
     }
     await eventually(
+      'the Jobs to reach the snapshot',
       async () => (await snapshotOf('pre'))?.jobs.length === 3,
-      'the Jobs never reached the snapshot',
     );
     const snapshot = (await snapshotOf('pre'))!;
     assert.equal(snapshot.cronJob?.metadata.name, cronJobName('pre'));
@@ -160,10 +160,10 @@ describe('KeySource writes snapshots for the workers', () => {
     const before = sink.seen.length;
     const written = await cluster.backupJobs.patchStatus(NS, 'pre', { message: 'mine' }, OPERATOR);
     await eventually(
+      'the snapshot to show the status write',
       async () =>
         (await snapshotOf('pre'))?.backupJob.metadata.resourceVersion ===
         written.metadata.resourceVersion,
-      'the snapshot never showed the status write',
     );
     await controller.flushed();
     const sent = sink.seen.slice(before).filter((s) => s.key === `${NS}/pre`);
@@ -176,12 +176,11 @@ describe('KeySource writes snapshots for the workers', () => {
 
   test('a deleted BackupJob loses its snapshot before its key is enqueued', async () => {
     await cluster.backupJobs.create(NS, 'doomed');
-    await eventually(async () => (await snapshotOf('doomed')) !== undefined, 'no snapshot');
+    await eventually('a snapshot', async () => (await snapshotOf('doomed')) !== undefined);
     const before = sink.seen.length;
     await cluster.backupJobs.delete(NS, 'doomed');
-    await eventually(
-      () => sink.seen.slice(before).some((s) => s.key === `${NS}/doomed`),
-      'the delete never enqueued the key',
+    await eventually('the delete to enqueue the key', () =>
+      sink.seen.slice(before).some((s) => s.key === `${NS}/doomed`),
     );
     assert.equal(sink.last(`${NS}/doomed`)?.snapshot, undefined);
     assert.equal(await snapshotOf('doomed'), undefined);
@@ -191,8 +190,8 @@ describe('KeySource writes snapshots for the workers', () => {
     await cluster.backupJobs.create(OTHER_NS, 'elsewhere');
     await cluster.backupJobs.create(NS, 'after-elsewhere');
     await eventually(
+      'a snapshot in the watched namespace',
       async () => (await snapshotOf('after-elsewhere')) !== undefined,
-      'no snapshot in the watched namespace',
     );
     assert.equal(await store.read(`${OTHER_NS}/elsewhere`), undefined);
   });
@@ -200,7 +199,10 @@ describe('KeySource writes snapshots for the workers', () => {
   test('after Redis lost its data, reAddAll rewrites each snapshot before its key', async () => {
     await controller.flushed();
     await redis.restartEmpty();
-    await eventually(async () => (await client.ping().catch(() => '')) === 'PONG', 'no Redis');
+    await eventually(
+      'Redis to answer',
+      async () => (await client.ping().catch(() => '')) === 'PONG',
+    );
     assert.equal(await snapshotOf('pre'), undefined);
     const before = sink.seen.length;
     const count = controller.reAddAll();

@@ -1,7 +1,7 @@
 // Test and bench support: real Redis in every topology (standalone, Cluster, Sentinel) with its
 // faults, child processes awaited by log line, and the whole operator (emulator, Redis, watchers,
 // workers) in one call. Our envtest, except that it runs the shipped entry points, not a manager.
-export * from './eventually.js';
+export * from './wait.js';
 export * from './ports.js';
 export * from './process.js';
 export * from './redis-server.js';
@@ -12,3 +12,5 @@ export * from './tcp-proxy.js';
 export * from './redis-sentinel.js';
 export * from './redis-deployment.js';
 export * from './redis-faults.js';
+export * from './reconcile-log.js';
+export * from './objects.js';

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { eventually } from './eventually.js';
+import { eventually } from './wait.js';
 import { freePort } from './ports.js';
 import {
   startRedisServer,

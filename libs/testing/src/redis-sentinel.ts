@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
-import { eventually } from './eventually.js';
+import { eventually } from './wait.js';
 import { freePort } from './ports.js';
 import {
   startRedisServer,

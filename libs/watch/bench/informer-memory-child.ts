@@ -2,9 +2,9 @@
 // does; MODE=watcher runs the informers exactly as the KeySource configures them.
 import { BACKUPJOBS } from '#api';
 import { CRONJOBS, Informer } from '#kube';
-import { restFrom } from '#kube/test/cluster';
 import { CHILD_SELECTOR } from '../src/key-source.js';
 import { stripBackupJob, stripCronJob } from '../src/transform.js';
+import { restFrom } from '#testing/kube-cluster';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');

@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { backupJobCrd } from '#api';
 import { start } from '#apiserver-emulator';
-import { restFrom } from '#kube/test/cluster';
+import { restFrom } from '#testing/kube-cluster';
 
 const objects = Number(process.argv[2] ?? 10_000);
 const MODES = ['full', 'watcher'] as const;

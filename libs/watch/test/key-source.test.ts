@@ -9,9 +9,9 @@ import {
   type KubeObject,
   type OwnerReference,
 } from '#kube';
-import { eventually, startCluster, type TestCluster } from '#kube/test/cluster';
 import { WorkQueue } from '#queue';
-import { startRedisServer, type RedisServer } from '#testing';
+import { eventually, type RedisServer, startRedisServer } from '#testing';
+import { type KubeCluster, startKubeCluster } from '#testing/kube-cluster';
 import type { KeySink } from '../src/key-pump.js';
 import { KeySource, type KeySourceOptions } from '../src/key-source.js';
 
@@ -39,7 +39,7 @@ const NS = 'wc';
 const CHILD_LABELS = { [LABEL_MANAGED_BY]: MANAGED_BY_VALUE };
 
 function controllerFor(
-  cluster: TestCluster,
+  cluster: KubeCluster,
   queue: KeySink,
   extra: Partial<KeySourceOptions> = {},
 ) {
@@ -103,18 +103,18 @@ function job(name: string, labels: Record<string, string>, owner?: OwnerReferenc
 }
 
 describe('KeySource: events to owner keys', () => {
-  let cluster: TestCluster;
+  let cluster: KubeCluster;
   let sink: RecordingSink;
   let controller: KeySource;
 
   before(async () => {
-    cluster = await startCluster();
+    cluster = await startKubeCluster();
     await cluster.createNamespace(NS);
     await cluster.backupJobs.create(NS, 'pre');
     sink = new RecordingSink();
     controller = controllerFor(cluster, sink, { namespaces: [NS] });
     controller.start();
-    await eventually(() => controller.synced && controller.healthy, 'controller never synced');
+    await eventually('the controller to sync', () => controller.synced && controller.healthy);
     await controller.flushed();
   });
   after(async () => {
@@ -142,12 +142,12 @@ describe('KeySource: events to owner keys', () => {
     const arrived = (times: number) => () =>
       sink.since(mark).filter((k) => k === `normal ${NS}/${sentinel}`).length >= times;
     await cluster.backupJobs.create(NS, sentinel).then(async (owner) => {
-      await eventually(arrived(1), 'sentinel never arrived');
+      await eventually('the sentinel key', arrived(1));
       if (watched === 'cronjobs') await create(CRONJOBS, cronJob(sentinel, owner));
       if (watched === 'jobs')
         await create(JOBS, job(sentinel, { ...CHILD_LABELS, [LABEL_OWNER_NAME]: sentinel }));
     });
-    if (watched !== 'backupjobs') await eventually(arrived(2), 'child sentinel never arrived');
+    if (watched !== 'backupjobs') await eventually('the child sentinel key', arrived(2));
     await controller.flushed();
     // One change may be several events (a delete: deletionTimestamp set, then gone): distinct keys.
     return [...new Set(sink.since(mark).filter((k) => !k.endsWith(`/${sentinel}`)))];
@@ -291,10 +291,10 @@ describe('KeySource: events to owner keys', () => {
 });
 
 describe('KeySource with the real queue on Redis', () => {
-  let cluster: TestCluster;
+  let cluster: KubeCluster;
   let redis: RedisServer;
   before(async () => {
-    [cluster, redis] = await Promise.all([startCluster(), startRedisServer()]);
+    [cluster, redis] = await Promise.all([startKubeCluster(), startRedisServer()]);
     await cluster.createNamespace(NS);
   });
   after(async () => {
@@ -316,12 +316,12 @@ describe('KeySource with the real queue on Redis', () => {
       for (let i = 0; i < 10; i++) {
         await cluster.backupJobs.patch(NS, `split-${i}`, { metadata: { labels: { round: '2' } } });
       }
-      await eventually(() => first.synced && second.synced, 'controllers never synced');
+      await eventually('the controllers to sync', () => first.synced && second.synced);
       const keys = await cluster.backupJobs.versions();
-      await eventually(async () => {
+      await eventually(`the queue to hold exactly one entry per key (${keys.size})`, async () => {
         await Promise.all([first.flushed(), second.flushed()]);
         return (await queue.len()) === keys.size;
-      }, `the queue never held exactly one entry per key (${keys.size})`);
+      });
       assert.equal(await queue.len(), keys.size);
     } finally {
       await Promise.all([first.stop(), second.stop()]);
@@ -335,13 +335,13 @@ describe('KeySource with the real queue on Redis', () => {
     queue.on('reset', () => controller.reAddAll());
     try {
       controller.start();
-      await eventually(() => controller.synced, 'controller never synced');
+      await eventually('the controller to sync', () => controller.synced);
       const expected = (await cluster.backupJobs.versions()).size;
-      await eventually(async () => (await queue.len()) === expected, 'initial keys never arrived');
+      await eventually('the initial keys', async () => (await queue.len()) === expected);
       await redis.restartEmpty();
       await eventually(
+        'the keys to be added again',
         async () => (await queue.len().catch(() => -1)) === expected,
-        'keys not re-added',
       );
     } finally {
       await controller.stop();

@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict';
-import type { OperatorSystem, OperatorSystemOptions, ManagedProcess } from '#testing';
-import { condition, eventually, getBackupJob, getCronJob, jsonLines } from '../../e2e/support.js';
+import {
+  condition,
+  eventually,
+  jsonLines,
+  lastStarts,
+  type ManagedProcess,
+  type OperatorSystem,
+  type OperatorSystemOptions,
+  overlappingRuns,
+  type ReconcileRun,
+  reconcileRuns,
+} from '#testing';
+import { getBackupJob, getCronJob } from '../../e2e/support.js';
 import { NAMESPACE, type Fleet } from './fleet.js';
 import { startFaultSystem, type FaultSystem } from './system.js';
-import { lastStarts, overlappingRuns, reconcileRuns, type ReconcileRun } from './reconcile-log.js';
 
 interface CronJobSpec {
   schedule?: string;

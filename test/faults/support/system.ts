@@ -1,12 +1,13 @@
 import {
-  startOperatorSystem,
+  eventually,
+  type ManagedProcess,
   type OperatorSystem,
   type OperatorSystemOptions,
-  type ManagedProcess,
+  reconcileRuns,
+  startOperatorSystem,
 } from '#testing';
-import { eventually, metricValue, scrapeMetrics, USERS } from '../../e2e/support.js';
+import { metricValue, scrapeMetrics, USERS } from '../../e2e/support.js';
 import { Fleet, NAMESPACE } from './fleet.js';
-import { reconcileRuns } from './reconcile-log.js';
 
 /**
  * Short timings so faults resolve in seconds: a standby takes over a dead leader's Lease after

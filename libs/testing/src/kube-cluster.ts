@@ -1,12 +1,10 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { BACKUPJOBS, backupJobCrd } from '#api';
 import { start, type Emulator } from '#apiserver-emulator';
-import { RestClient } from '../src/rest.js';
-import { collectionPath, objectPath } from '../src/resource.js';
-import type { KubeList, KubeObject } from '../src/types.js';
+import { collectionPath, objectPath, RestClient, type KubeList, type KubeObject } from '#kube';
 
 /** The project's API server emulator with the BackupJob CRD installed, reached over HTTP. */
-export interface TestCluster {
+export interface KubeCluster {
   readonly emu: Emulator;
   readonly rest: RestClient;
   readonly backupJobs: BackupJobApi;
@@ -15,9 +13,9 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-export async function startCluster(
+export async function startKubeCluster(
   options: { bookmarkIntervalMs?: number } = {},
-): Promise<TestCluster> {
+): Promise<KubeCluster> {
   const emu = await start({
     port: 0,
     namespaces: ['ops', 'dev'],
@@ -119,19 +117,5 @@ export class BackupJobApi {
         o.metadata.resourceVersion ?? '',
       ]),
     );
-  }
-}
-
-/** Polls until `check` holds; fails with `message` after a generous deadline. */
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
-  message: string | (() => string),
-  timeoutMs = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(typeof message === 'string' ? message : message());
-    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

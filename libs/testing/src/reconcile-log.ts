@@ -1,5 +1,22 @@
-import type { ManagedProcess } from '#testing';
-import { jsonLines } from '../../e2e/support.js';
+import type { ManagedProcess } from './process.js';
+
+export type LogLine = Record<string, unknown> & { msg: string; time: string };
+
+/** The JSON log lines of the processes (non-JSON lines are skipped). */
+export function jsonLines(...procs: ManagedProcess[]): LogLine[] {
+  const out: LogLine[] = [];
+  for (const p of procs) {
+    for (const line of p.lines) {
+      if (!line.startsWith('{')) continue;
+      try {
+        out.push({ ...(JSON.parse(line) as LogLine), process: p.name });
+      } catch {
+        // A line cut by a kill is not evidence of anything.
+      }
+    }
+  }
+  return out;
+}
 
 /** One run of one key on one worker, from its `reconcile started` line to its last line. */
 export interface ReconcileRun {
@@ -7,7 +24,7 @@ export interface ReconcileRun {
   readonly reconcileID: string;
   readonly worker: string;
   readonly start: number;
-  /** Its end line's time; for a run cut short by SIGKILL, the time of the kill. */
+  /** Its end line's time; for a run cut short by its worker's death, the time of the death. */
   readonly end: number;
   /** An end line was written (false: still running, or cut short by a kill). */
   readonly ended: boolean;
@@ -29,15 +46,16 @@ const QUEUE_FAILURE = 'reconcile failed';
 /**
  * Every reconcile the workers logged, paired by reconcileID. A run the queue aborted (its lease
  * was lost, or shutdown) ends at its `reconcile aborted` line, or, if the handler returned without
- * noticing, at the queue's `reconcile failed` line for its key. `killedAt` gives the time each SIGKILLed worker died: a run of it without an
- * end line is taken to last until then. A run of a live worker without an end line is still going
- * and ends "now".
+ * noticing, at the queue's `reconcile failed` line for its key. `exitedAt` gives the time each
+ * stopped or killed worker died: a run of it without an end line is taken to last until then. A
+ * run of a live worker without an end line is still going and ends "now". Taking a run to last
+ * as long as it possibly can makes an overlap check err towards reporting.
  */
 export function reconcileRuns(
   workers: readonly ManagedProcess[],
-  killedAt: ReadonlyMap<ManagedProcess, number> = new Map(),
+  exitedAt: ReadonlyMap<ManagedProcess, number> = new Map(),
 ): ReconcileRun[] {
-  return workers.flatMap((worker) => runsOf(worker, killedAt.get(worker)));
+  return workers.flatMap((worker) => runsOf(worker, exitedAt.get(worker)));
 }
 
 function runsOf(worker: ManagedProcess, death: number | undefined): ReconcileRun[] {

@@ -1,12 +1,19 @@
 import { Cluster, Redis } from 'ioredis';
 import {
+  eventually,
   startRedisServer,
   startRedisCluster,
   startRedisSentinel,
   type RedisCluster,
   type RedisSentinel,
 } from '#testing';
-import type { RedisConnectionConfig } from '../src/index.js';
+import {
+  QueueConsumer,
+  WorkQueue,
+  type Handler,
+  type QueueOptions,
+  type RedisConnectionConfig,
+} from '../src/index.js';
 
 /**
  * A Redis the queue tests run against: one server, a 3-primary Cluster with a replica per
@@ -89,4 +96,67 @@ export async function startBackend(
       await cluster.stop();
     },
   };
+}
+
+let queues = 0;
+
+/** Options for a fresh queue (its own name) on the backend. */
+export function queueOptions(
+  backend: Backend,
+  overrides: Partial<QueueOptions> = {},
+): QueueOptions {
+  return {
+    name: `test-${process.pid}-${queues++}`,
+    connection: backend.connection,
+    shards: 4,
+    lockDurationMs: 2_000,
+    resetCheckIntervalMs: 200,
+    ...overrides,
+  };
+}
+
+export interface RunLog {
+  key: string;
+  failures: number;
+  shard: number;
+  start: number;
+  end?: number;
+}
+
+/** A consumer whose handler is given per test and whose runs are logged in order. */
+export function startConsumer(
+  options: QueueOptions,
+  handler: Handler = () => undefined,
+  start: { concurrency?: number; shards?: number[] } = {},
+): { consumer: QueueConsumer; runs: RunLog[] } {
+  const runs: RunLog[] = [];
+  const consumer = new QueueConsumer(options);
+  consumer.start({
+    concurrency: start.concurrency ?? 4,
+    shards: start.shards,
+    handler: async (key, ctx) => {
+      const run: RunLog = { key, failures: ctx.failures, shard: ctx.shard, start: Date.now() };
+      runs.push(run);
+      try {
+        return await handler(key, ctx);
+      } finally {
+        run.end = Date.now();
+      }
+    },
+  });
+  return { consumer, runs };
+}
+
+/** Waits until nothing is waiting, delayed or running in any shard. */
+export async function waitForIdle(queue: WorkQueue): Promise<void> {
+  await eventually('the queue to become idle', async () =>
+    (await queue.depth()).every((d) => d.ready + d.delayed + d.running === 0),
+  );
+}
+
+/** A promise with its resolve function, to hold a handler until the test lets it go. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open = () => undefined as void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
 }
