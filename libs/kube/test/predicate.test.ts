@@ -5,10 +5,9 @@ import type { KubeObject, ObjectMeta } from '../src/types.js';
 
 const base: ObjectMeta = {
   name: 'daily',
-  namespace: 'ops',
   resourceVersion: '10',
   generation: 3,
-  labels: { team: 'db' },
+  labels: { a: 'b' },
 };
 
 function obj(meta: Partial<ObjectMeta> = {}): KubeObject {
