@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
-import { eventually, type ManagedProcess, reconcileRuns } from '#testing';
+import { eventually, jsonLines, type LogLine, type ManagedProcess, reconcileRuns } from '#testing';
 import { USERS } from '../e2e/support.js';
 import { assertConvergedEndState, waitConverged } from './support/convergence.js';
 import { startFaultSystem, type FaultSystem } from './support/system.js';
@@ -23,11 +23,8 @@ describe('a worker SIGKILLed mid-reconcile', { timeout: 240_000 }, () => {
     const slow = sys.emulator.faults.addLatency({ match: { user: USERS.worker }, fixedMs: 400 });
     const load = fleet.startLoad({ creates: 30 });
     const victim = await eventually(
-      'a worker with a reconcile in flight',
-      () =>
-        sys.workers.find((worker) =>
-          reconcileRuns([worker]).some((r) => !r.ended && Date.now() - r.start > 100),
-        ),
+      'a worker with a write of an unfinished reconcile in flight',
+      () => sys.workers.find((worker) => writeInFlight(worker)),
       30_000,
       20,
     );
@@ -54,3 +51,21 @@ describe('a worker SIGKILLed mid-reconcile', { timeout: 240_000 }, () => {
     await assertConvergedEndState(sys, fleet, { killedAt });
   });
 });
+
+/**
+ * Whether a run of the worker that has not ended sent a write less than 300 ms ago. Every request
+ * of a worker is held 400 ms, so that write's answer, and with it the run's next line, is at least
+ * 100 ms away: a kill now lands inside the run. (A run merely without an end line among the lines
+ * read so far may already have ended: the worker's output reaches the test a little late.)
+ */
+function writeInFlight(worker: ManagedProcess): boolean {
+  const open = reconcileRuns([worker]).filter((r) => !r.ended);
+  const lastLine = new Map<string, LogLine>();
+  for (const line of jsonLines(worker)) {
+    if (typeof line.reconcileID === 'string') lastLine.set(line.reconcileID, line);
+  }
+  return open.some((run) => {
+    const line = lastLine.get(run.reconcileID);
+    return line?.msg === 'action' && Date.now() - Date.parse(line.time) < 300;
+  });
+}
