@@ -91,6 +91,7 @@ export class LeaderElector {
   private leading = false;
   private lastWritten: Lease | undefined;
   private reportedLeader: string | undefined;
+  private readonly loss = { sinceRenewalMs: 0, lastAttemptMs: 0, wokeLateMs: 0 };
   private running: Promise<StoppedReason> | undefined;
 
   constructor(private readonly options: LeaderElectorOptions) {
@@ -166,8 +167,9 @@ export class LeaderElector {
     this.leading = false;
     leadership.abort();
     this.setGauge(false);
-    if (reason === 'lost') this.log.error('leader election lost', { lease: this.lock.describe() });
-    else if (this.options.releaseOnCancel ?? true) await this.release();
+    if (reason === 'lost') {
+      this.log.error('leader election lost', { lease: this.lock.describe(), ...this.loss });
+    } else if (this.options.releaseOnCancel ?? true) await this.release();
     this.options.callbacks.onStoppedLeading(reason);
     return reason;
   }
@@ -196,15 +198,23 @@ export class LeaderElector {
     let renewedAt = acquiredAt;
     let attemptedAt = acquiredAt;
     for (;;) {
-      await sleep(Math.max(0, attemptedAt + this.retryPeriodMs - this.now()), this.stopping.signal);
+      const wait = Math.max(0, attemptedAt + this.retryPeriodMs - this.now());
+      const sleptAt = this.now();
+      await sleep(wait, this.stopping.signal);
       if (this.stopping.signal.aborted) return 'stopped';
       const deadline = renewedAt + this.renewDeadlineMs;
       const started = this.now();
+      // Why a deadline passed, for the line that reports the loss: a slow API server shows in the
+      // attempt, a stalled process (CPU starvation, a long GC pause) in a late wake-up.
+      this.loss.wokeLateMs = Math.round(started - sleptAt - wait);
+      this.loss.sinceRenewalMs = Math.round(started - renewedAt);
       attemptedAt = started;
       if (started >= deadline) return 'lost';
       const renewed = await this.tryAcquireOrRenew({
         timeoutMs: Math.min(this.requestTimeoutMs, deadline - started),
       });
+      this.loss.lastAttemptMs = Math.round(this.now() - started);
+      this.loss.sinceRenewalMs = Math.round(this.now() - (renewed ? started : renewedAt));
       if (renewed) renewedAt = started;
       else if (this.observer.isHeldByOther(this.identity, this.now())) return 'lost';
       else if (this.now() >= deadline) return 'lost';
