@@ -17,11 +17,13 @@ import {
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { keepOwnSources } from './own-source-map.mjs';
 
 // OUT_DIR lets several builds of one tree live side by side (see copy-assets.mjs).
 const outDir = process.env.OUT_DIR ?? 'dist';
 const apps = ['watcher', 'worker'];
 const self = fileURLToPath(import.meta.url);
+const sourceMapTrimmer = fileURLToPath(new URL('own-source-map.mjs', import.meta.url));
 
 // Packages NestJS loads only for features an app uses (an HTTP server, validation pipes,
 // microservices, websockets); this project installs none of them, so they stay out, unresolved.
@@ -125,6 +127,7 @@ for (const app of apps) {
     banner: {
       js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
     },
+    // Trimmed to the project's own sources below (own-source-map.mjs says why).
     sourcemap: 'linked',
     // Stack traces need positions and names, not the sources' text.
     sourcesContent: false,
@@ -154,13 +157,18 @@ for (const app of apps) {
   }
   const modules = Object.keys(result.metafile.inputs).map((input) => resolve(input));
   const scripts = luaScriptsOf(modules);
-  const inputs = [self, ...modules, ...scripts.values()];
+  const inputs = [self, sourceMapTrimmer, ...modules, ...scripts.values()];
   const files = [
     ...[...scripts].map(([name, path]) => ({
       path: resolve(dir, 'commands', name),
       contents: readFileSync(path),
     })),
-    ...result.outputFiles.map((f) => ({ path: f.path, contents: f.contents })),
+    ...result.outputFiles.map((f) => ({
+      path: f.path,
+      contents: f.path.endsWith('.map')
+        ? JSON.stringify(keepOwnSources(JSON.parse(f.text)))
+        : f.contents,
+    })),
   ];
   files.sort((a, b) => Number(a.path.endsWith('app.js')) - Number(b.path.endsWith('app.js')));
   writeAtomically([
