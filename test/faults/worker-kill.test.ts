@@ -21,10 +21,11 @@ describe('a worker SIGKILLed mid-reconcile', { timeout: 240_000 }, () => {
     // Every request of a worker waits, so each run lasts seconds (well inside the 5 s lock) and a
     // kill lands inside one whatever calls a run makes.
     const slow = sys.emulator.faults.addLatency({ match: { user: USERS.worker }, fixedMs: 400 });
+    const slowSince = Date.now();
     const load = fleet.startLoad({ creates: 30 });
     const victim = await eventually(
       'a worker with a write of an unfinished reconcile in flight',
-      () => sys.workers.find((worker) => writeInFlight(worker)),
+      () => sys.workers.find((worker) => writeInFlight(worker, slowSince)),
       30_000,
       20,
     );
@@ -52,13 +53,45 @@ describe('a worker SIGKILLed mid-reconcile', { timeout: 240_000 }, () => {
   });
 });
 
+describe('choosing the moment to kill a worker', () => {
+  // A worker's last lines as the test had read them when it killed the worker in a failed run:
+  // the status write of a converging BackupJob's first run, sent before the hold began and
+  // answered 29 ms later, its end line not yet read.
+  const started = (id: string, time: string) =>
+    JSON.stringify({ time, msg: 'reconcile started', key: 'faults/bj-010', reconcileID: id });
+  const action = (id: string, time: string) =>
+    JSON.stringify({ time, msg: 'action', key: 'faults/bj-010', reconcileID: id });
+  const worker = (lines: string[]) => ({ name: 'worker-1', lines }) as unknown as ManagedProcess;
+  const slowSince = Date.parse('2026-12-05T12:26:51.450Z');
+  const now = Date.parse('2026-12-05T12:26:51.520Z');
+
+  test('a write sent before the hold began is not taken for one in flight', () => {
+    const lines = [
+      started('a', '2026-12-05T12:26:51.300Z'),
+      action('a', '2026-12-05T12:26:51.424Z'),
+    ];
+    assert.equal(writeInFlight(worker(lines), slowSince, now), false);
+  });
+
+  test('a write sent after the hold began, less than 300 ms ago, is', () => {
+    const lines = [
+      started('b', '2026-12-05T12:26:51.440Z'),
+      action('b', '2026-12-05T12:26:51.460Z'),
+    ];
+    assert.equal(writeInFlight(worker(lines), slowSince, now), true);
+  });
+});
+
 /**
- * Whether a run of the worker that has not ended sent a write less than 300 ms ago. Every request
- * of a worker is held 400 ms, so that write's answer, and with it the run's next line, is at least
- * 100 ms away: a kill now lands inside the run. (A run merely without an end line among the lines
- * read so far may already have ended: the worker's output reaches the test a little late.)
+ * Whether a run of the worker that has not ended sent a write less than 300 ms ago, and after
+ * `slowSince`, when every request of a worker began to be held 400 ms: that write's answer, and
+ * with it the run's next line, is then at least 100 ms away, so a kill now lands inside the run.
+ * (A run merely without an end line among the lines read so far may already have ended: the
+ * worker's output reaches the test a little late. A write logged in the millisecond the hold began
+ * or before it may have gone out unheld, its run ended since: the first runs of the converging
+ * BackupJobs can still be finishing then.)
  */
-function writeInFlight(worker: ManagedProcess): boolean {
+function writeInFlight(worker: ManagedProcess, slowSince: number, now = Date.now()): boolean {
   const open = reconcileRuns([worker]).filter((r) => !r.ended);
   const lastLine = new Map<string, LogLine>();
   for (const line of jsonLines(worker)) {
@@ -66,6 +99,8 @@ function writeInFlight(worker: ManagedProcess): boolean {
   }
   return open.some((run) => {
     const line = lastLine.get(run.reconcileID);
-    return line?.msg === 'action' && Date.now() - Date.parse(line.time) < 300;
+    if (line?.msg !== 'action') return false;
+    const sentAt = Date.parse(line.time);
+    return sentAt > slowSince && now - sentAt < 300;
   });
 }
