@@ -22,8 +22,8 @@ export async function launch(bundle: URL): Promise<void> {
   // A cache that cannot be opened (a read-only folder made for another user) only makes the
   // start slower: Node then compiles as it would without one.
   enableCompileCache(COMPILE_CACHE_DIR);
-  // Node reads the map when the bundle loads (3 % of loading it) and decodes it when a stack
-  // is first formatted.
+  // Node reads the map when the bundle loads and decodes it, on this thread, when a stack is first
+  // formatted: the build keeps the map small for that (scripts/own-source-map.mjs).
   process.setSourceMapsEnabled(true);
   const app = (await import(bundle.href)) as AppBundle;
   await app.start();
