@@ -16,7 +16,7 @@ USER node
 COPY --chown=node:node package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY --chown=node:node tsconfig.json tsconfig.build.json ./
-COPY --chown=node:node scripts/copy-assets.mjs scripts/bundle.mjs scripts/
+COPY --chown=node:node scripts/copy-assets.mjs scripts/bundle.mjs scripts/own-source-map.mjs scripts/
 COPY --chown=node:node apps apps
 COPY --chown=node:node libs libs
 RUN npm run build
