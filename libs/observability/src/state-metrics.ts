@@ -27,6 +27,24 @@ function sampleValue(value: number): string {
   return String(value);
 }
 
+/** `# HELP` and `# TYPE` lines of a gauge family. */
+export function gaugeFamilyHeader(name: string, help: string): string[] {
+  return [`# HELP ${name} ${helpText(help)}`, `# TYPE ${name} gauge`];
+}
+
+/** One sample line, `name{label="value",…} value`. */
+export function gaugeSampleLine(name: string, { labels, value }: GaugeSample): string {
+  const set = Object.entries(labels)
+    .map(([key, v]) => `${key}="${labelValue(v)}"`)
+    .join(',');
+  return `${name}${set ? `{${set}}` : ''} ${sampleValue(value)}`;
+}
+
+/** Lines joined into an exposition: empty, or newline-terminated. */
+export function linesText(lines: readonly string[]): string {
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
 /**
  * Gauge families in the Prometheus text format, for a MetricsTextSource. A family with no
  * samples is left out entirely, so a process with nothing to say (a standby) exports no series
@@ -36,13 +54,8 @@ export function gaugeFamiliesText(families: readonly GaugeFamily[]): string {
   const lines: string[] = [];
   for (const family of families) {
     if (family.samples.length === 0) continue;
-    lines.push(`# HELP ${family.name} ${helpText(family.help)}`, `# TYPE ${family.name} gauge`);
-    for (const { labels, value } of family.samples) {
-      const set = Object.entries(labels)
-        .map(([key, v]) => `${key}="${labelValue(v)}"`)
-        .join(',');
-      lines.push(`${family.name}${set ? `{${set}}` : ''} ${sampleValue(value)}`);
-    }
+    lines.push(...gaugeFamilyHeader(family.name, family.help));
+    for (const sample of family.samples) lines.push(gaugeSampleLine(family.name, sample));
   }
-  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+  return linesText(lines);
 }
