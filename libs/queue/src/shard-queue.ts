@@ -69,6 +69,12 @@ const delayedScoreFactor = 0x1000;
 /** Errors of a Cluster whose slot map moved on (a failover, a resharding). */
 const redirected = /^(MOVED|ASK|CLUSTERDOWN|TRYAGAIN) /;
 
+/** A Redis command: its name, upper case, and its arguments. */
+type RedisCommand = readonly [name: string, ...args: (string | number)[]];
+
+/** Commands without a key, which a Cluster client would send to any node. */
+const KEYLESS = new Set(['WAIT', 'ROLE']);
+
 /**
  * Declares the shard's data lost: a new epoch, unless another client already gave it one, and the
  * hold. KEYS: epoch, hold. ARGV: the epoch the caller saw, a fresh epoch, the hold in ms.
@@ -135,10 +141,11 @@ export class ShardQueue {
    * check shares the round trip that reads the key's timer.
    */
   async add(key: string, low: boolean, dropTimer = true, term?: number): Promise<boolean> {
-    const [timer = null, nextBefore = null, fence = null] = (await this.read((p) => {
-      p.get(this.dedupKey('timer', key)).hget(this.nextKey(key), 'jid');
-      return term === undefined ? p : p.get(this.keys.fence);
-    })) as (string | null)[];
+    const [timer = null, nextBefore = null, fence = null] = (await this.read([
+      ['GET', this.dedupKey('timer', key)],
+      ['HGET', this.nextKey(key), 'jid'],
+      ...(term === undefined ? [] : [['GET', this.keys.fence] as const]),
+    ])) as (string | null)[];
     if (term !== undefined && !termCurrent(term, fence)) {
       throw new FencedError(term, Number(fence));
     }
@@ -151,9 +158,10 @@ export class ShardQueue {
     ]);
     if (job.id === id) return true;
     // Merged into the key's pending or running job: find out which, and raise a low one.
-    const [nextNow, priority] = await this.read((p) =>
-      p.hget(this.nextKey(key), 'jid').hget(`${this.base}${job.id}`, 'priority'),
-    );
+    const [nextNow, priority] = await this.read([
+      ['HGET', this.nextKey(key), 'jid'],
+      ['HGET', `${this.base}${job.id}`, 'priority'],
+    ]);
     if (nextNow === id) return nextBefore === null;
     if (!low && Number(priority) > 0) {
       // Refused when the job started meanwhile: it then ran after this add anyway.
@@ -254,14 +262,13 @@ export class ShardQueue {
    * confirmed writes: the shard's data is declared lost (a new epoch that every client notices).
    */
   async checkEpoch(fresh: string, seen: Seen): Promise<EpochCheck> {
-    const [, epochReply, holdReply, markReply, role] = await this.read((p) =>
-      p
-        .set(this.keys.epoch, fresh, 'NX')
-        .get(this.keys.epoch)
-        .pttl(this.keys.hold)
-        .get(this.keys.mark)
-        .call('ROLE'),
-    );
+    const [, epochReply, holdReply, markReply, role] = await this.read([
+      ['SET', this.keys.epoch, fresh, 'NX'],
+      ['GET', this.keys.epoch],
+      ['PTTL', this.keys.hold],
+      ['GET', this.keys.mark],
+      ['ROLE'],
+    ]);
     this.noteRole(role);
     const epoch = String(epochReply);
     if (seen.epoch !== '' && seen.epoch !== epoch) {
@@ -279,11 +286,10 @@ export class ShardQueue {
    */
   async confirmWrites(fresh: string, seen: Seen): Promise<WriteConfirmation> {
     const replicas = this.replicas;
-    const [mark, acked] = await this.read((p) =>
-      replicas > 0
-        ? p.incr(this.keys.mark).call('WAIT', replicas, this.waitMs)
-        : p.incr(this.keys.mark),
-    );
+    const [mark, acked] = await this.read([
+      ['INCR', this.keys.mark],
+      ...(replicas > 0 ? [['WAIT', replicas, this.waitMs] as const] : []),
+    ]);
     return {
       mark: Number(mark),
       replicated: await this.replicated(replicas, acked),
@@ -298,14 +304,14 @@ export class ShardQueue {
    */
   async runStart(key: string, fresh: string, seen: Seen): Promise<RunStart> {
     const replicas = this.replicas;
-    const [mark, epoch, holdMs, failures, failedJob, acked] = await this.read((p) => {
-      p.incr(this.keys.mark)
-        .get(this.keys.epoch)
-        .pttl(this.keys.hold)
-        .hget(this.keys.fail, key)
-        .hget(this.keys.failedJob, key);
-      return replicas > 0 ? p.call('WAIT', replicas, this.waitMs) : p;
-    });
+    const [mark, epoch, holdMs, failures, failedJob, acked] = await this.read([
+      ['INCR', this.keys.mark],
+      ['GET', this.keys.epoch],
+      ['PTTL', this.keys.hold],
+      ['HGET', this.keys.fail, key],
+      ['HGET', this.keys.failedJob, key],
+      ...(replicas > 0 ? [['WAIT', replicas, this.waitMs] as const] : []),
+    ]);
     const start: RunStart = {
       epoch: String(epoch),
       holdMs: Number(holdMs),
@@ -326,13 +332,12 @@ export class ShardQueue {
   /** Read from BullMQ's lists and sets in one pipeline (cheaper than its getJobCounts script). */
   async depth(): Promise<ShardDepth> {
     const [wait, prioritized, delayed, active] = (
-      await this.read((p) =>
-        p
-          .llen(this.keys.wait)
-          .zcard(this.keys.prioritized)
-          .zcard(this.keys.delayed)
-          .llen(this.keys.active),
-      )
+      await this.read([
+        ['LLEN', this.keys.wait],
+        ['ZCARD', this.keys.prioritized],
+        ['ZCARD', this.keys.delayed],
+        ['LLEN', this.keys.active],
+      ])
     ).map(Number);
     return {
       shard: this.shard,
@@ -369,12 +374,13 @@ export class ShardQueue {
    */
   private async replicated(asked: number, acked: unknown): Promise<boolean> {
     if (Number(acked ?? 0) >= asked) return true;
-    const [, role] = await this.read((p) => p.exists(this.keys.epoch).call('ROLE'));
+    const [, role] = await this.read([['EXISTS', this.keys.epoch], ['ROLE']]);
     this.noteRole(role);
     if (Number(acked) >= this.replicas) return true;
-    const [, again] = await this.read((p) =>
-      p.exists(this.keys.epoch).call('WAIT', this.replicas, this.waitMs),
-    );
+    const [, again] = await this.read([
+      ['EXISTS', this.keys.epoch],
+      ['WAIT', this.replicas, this.waitMs],
+    ]);
     return Number(again) >= this.replicas;
   }
 
@@ -407,15 +413,24 @@ export class ShardQueue {
   }
 
   /**
-   * One pipeline over keys of this shard (one slot, so valid on a Cluster, where commands without
-   * a key such as WAIT and ROLE go to the same node); replies in order. ioredis does not follow a
-   * Cluster's redirections for a pipeline holding such commands (it cannot tell whether resending
-   * them is safe), so a redirection fails the call and refreshes the slot map for the retry.
+   * Commands on this shard's keys (one slot), replies in order, in one round trip. Keyed commands
+   * go out one by one: ioredis writes each before any reply comes back, and an ioredis pipeline
+   * costs more to build than these commands do to send (its constructor copies every script the
+   * client knows, BullMQ's included: half the watcher's CPU per key add). Keyless commands (WAIT,
+   * ROLE) go in a pipeline, which on a Cluster sends them to the node of the pipeline's keys,
+   * where alone they mean anything. ioredis does not follow a Cluster's redirections for such a
+   * pipeline (it cannot tell whether resending them is safe), so a redirection fails the call and
+   * refreshes the slot map for the retry.
    */
-  private async read(
-    build: (p: ReturnType<RedisClient['pipeline']>) => ReturnType<RedisClient['pipeline']>,
-  ): Promise<(string | number | null)[]> {
-    const replies = (await build(this.client.pipeline()).exec()) ?? [];
+  private async read(commands: readonly RedisCommand[]): Promise<(string | number | null)[]> {
+    if (!commands.some(([name]) => KEYLESS.has(name))) {
+      return (await Promise.all(
+        commands.map(([name, ...args]) => this.client.call(name, ...args)),
+      )) as (string | number | null)[];
+    }
+    const pipeline = this.client.pipeline();
+    for (const [name, ...args] of commands) void pipeline.call(name, ...args);
+    const replies = (await pipeline.exec()) ?? [];
     return replies.map(([err, value]) => {
       if (err) {
         if (this.client instanceof Cluster && redirected.test(err.message)) {
