@@ -85,7 +85,7 @@ export async function coldStart(
         startSeconds: round(startSeconds),
         perSecond: round(progress.ready / Math.max(0.001, seconds - startSeconds), 1),
         requestsPerObject,
-        // Reads after start-up only: a worker's readiness checks GET /version while it starts.
+        // Reads after start-up only: the watcher's or the informers' initial lists come before.
         reconcileRequestsPerObject: round(
           (w.reconcileWrites + afterStart.reconcileReads) / Math.max(1, progress.ready),
         ),

@@ -1,7 +1,13 @@
 import type { Goal, Table } from '../lib/result.js';
 import { round } from '../lib/stats.js';
 import { totals } from '../lib/redis-stats.js';
-import { serverWrites, snapshot, total, windowOf, type Window } from '../env/measure.js';
+import {
+  serverWrites,
+  snapshot,
+  waitForReconciles,
+  windowOf,
+  type Window,
+} from '../env/measure.js';
 import { withWorld } from '../env/world.js';
 import { operatorSpec, type Scenario } from './context.js';
 
@@ -38,16 +44,7 @@ export const grantRecheckScenario: Scenario = {
       async (emu): Promise<RecheckRun> => {
         const sys = await spec.start(emu.kubeconfigPath);
         try {
-          const deadline = Date.now() + 600_000;
-          let firstPassCompleted = false;
-          while (Date.now() < deadline) {
-            const now = await snapshot(sys, emu);
-            if (total(now, 'controller_runtime_reconcile_total') >= objects) {
-              firstPassCompleted = true;
-              break;
-            }
-            await new Promise((r) => setTimeout(r, 250));
-          }
+          const firstPassCompleted = await waitForReconciles(sys, objects, 600_000);
           const from = await snapshot(sys, emu);
           await new Promise((r) => setTimeout(r, intervalSeconds * 1000));
           const window = windowOf(from, await snapshot(sys, emu));

@@ -2,7 +2,7 @@ import { round } from '../lib/stats.js';
 import type { Goal, Table } from '../lib/result.js';
 import { memory } from '../lib/proc.js';
 import { scrape, sumOf } from '../lib/prom.js';
-import { snapshot, total, waitQuiet } from '../env/measure.js';
+import { waitForReconciles, waitQuiet } from '../env/measure.js';
 import { memoryAfterGc, type MemoryAfterGc } from '../lib/inspector.js';
 import { EmulatorHandle } from '../env/emulator.js';
 import { PREFIX } from '../env/world.js';
@@ -44,13 +44,7 @@ async function measure(
 ): Promise<MemoryRow[]> {
   const sys = await spec.start(emu.kubeconfigPath, { inspect: true });
   try {
-    const deadline = Date.now() + 600_000;
-    while (
-      Date.now() < deadline &&
-      total(await snapshot(sys, emu), 'controller_runtime_reconcile_total') < objects
-    ) {
-      await new Promise((r) => setTimeout(r, 1000));
-    }
+    await waitForReconciles(sys, objects, 600_000, 1000);
     await waitQuiet(sys, 120_000, IDLE_MS);
     return await Promise.all(
       sys.processes.map(async (p) => {
