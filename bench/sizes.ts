@@ -41,6 +41,8 @@ export interface Size {
     readonly objects: number;
     readonly workers: number;
     readonly latencies: readonly number[];
+    /** Each system's resync period: longer than its first pass, which must end before. */
+    readonly resyncPeriodSeconds: number;
   };
   readonly coalescing: { readonly updates: number; readonly windowMs: number };
   /** Spec changes at a slow pace, to count what one change costs. */
@@ -106,7 +108,7 @@ export const SIZES: Record<Size['name'], Size> = {
     churn: { objects: 10000, rates: [50, 150, 300], seconds: 10, workers: 4, latencies: [5] },
     ownWrites: { objects: 400, workers: 2 },
     latency: { creates: 10, latencyMs: 10, workers: 2 },
-    steady: { objects: 10000, workers: 4, latencies: [5] },
+    steady: { objects: 10000, workers: 4, latencies: [5], resyncPeriodSeconds: 60 },
     coalescing: { updates: 100, windowMs: 1000 },
     grantRecheck: { objects: 10000, workers: 4, intervalSeconds: 120, latencyMs: 5 },
     memory: { objects: [10000, 50000] },
@@ -134,7 +136,7 @@ export const SIZES: Record<Size['name'], Size> = {
     churn: { objects: 500, rates: [50], seconds: 5, workers: 2, latencies: [5] },
     ownWrites: { objects: 100, workers: 2 },
     latency: { creates: 5, latencyMs: 10, workers: 2 },
-    steady: { objects: 500, workers: 2, latencies: [5] },
+    steady: { objects: 500, workers: 2, latencies: [5], resyncPeriodSeconds: 15 },
     coalescing: { updates: 100, windowMs: 1000 },
     grantRecheck: { objects: 500, workers: 2, intervalSeconds: 40, latencyMs: 5 },
     memory: { objects: [300, 1000] },

@@ -3,8 +3,9 @@
  * alone, in one process. It runs the same pure reconciler as the worker, fed from client-node
  * informer caches (no API reads per reconcile) through an in-memory client-go workqueue.
  *
- * Environment: KUBECONFIG, CONCURRENCY (default 10), METRICS_PORT (default 0: none). The
- * informers' initial list enqueues every BackupJob, as a resync would.
+ * Environment: KUBECONFIG, CONCURRENCY (default 10), METRICS_PORT (default 0: none),
+ * RESYNC_PERIOD_SECONDS (default 0: none). The informers' initial list enqueues every BackupJob,
+ * and so does each resync: every key in the cache, as client-go's resync re-delivers its objects.
  */
 import { hostname } from 'node:os';
 import {
@@ -58,6 +59,7 @@ function intEnv(name: string, fallback: number): number {
 
 const concurrency = Math.max(1, intEnv('CONCURRENCY', 10));
 const metricsPort = intEnv('METRICS_PORT', 0);
+const resyncPeriodSeconds = intEnv('RESYNC_PERIOD_SECONDS', 0);
 const instance = `${hostname()}-${process.pid}`;
 
 const kc = new KubeConfig();
@@ -202,7 +204,17 @@ await Promise.all([cronJobs.start(), jobs.start()]);
 await backupJobs.start();
 log('informers synced', { backupJobs: backupJobs.list().length, concurrency });
 const workers = Array.from({ length: concurrency }, () => worker());
+const resync =
+  resyncPeriodSeconds > 0
+    ? setInterval(() => {
+        // Its time is when the resync began: the process answers no scrape until the pass is over,
+        // since reconciles that find nothing to do never wait on I/O.
+        log('resync', { backupJobs: backupJobs.list().length });
+        for (const bj of backupJobs.list()) queue.add(objectKey(bj as unknown as KubeObject));
+      }, resyncPeriodSeconds * 1000)
+    : undefined;
 process.on('SIGTERM', () => {
+  clearInterval(resync);
   queue.shutDown();
   void Promise.all(workers).then(() => process.exit(0));
 });

@@ -145,6 +145,8 @@ export interface OperatorOptions extends CommonOptions {
   readonly shards: number;
   /** More environment for the worker processes. */
   readonly workerEnv?: Record<string, string>;
+  /** More environment for the watcher processes. */
+  readonly watcherEnv?: Record<string, string>;
   /** One redis-server (default), or a Redis Cluster of 3 primaries without replicas. */
   readonly redis?: 'standalone' | 'cluster';
 }
@@ -162,10 +164,13 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
   const readyz = (p: OperatorProcess) =>
     eventually(`${p.name} ready`, () => ok(`${p.healthUrl}/readyz`), 60_000);
   const startWatcher = async (n: number) => {
-    const w = await spawnNode('watcher', `watcher-${n}`, dist('apps/watcher/src/main.js'), common, {
-      ...o,
-      health: true,
-    });
+    const w = await spawnNode(
+      'watcher',
+      `watcher-${n}`,
+      dist('apps/watcher/src/main.js'),
+      { ...common, ...o.watcherEnv },
+      { ...o, health: true },
+    );
     processes.unshift(w);
     // A standby is ready too; the watcher is ready to measure once it leads and is synced.
     await eventually(
@@ -209,6 +214,8 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
 
 export interface BaselineOptions extends CommonOptions {
   readonly concurrency: number;
+  /** More environment for the process. */
+  readonly env?: Record<string, string>;
 }
 
 /** The single-process client-node operator with the same reconciler (bench/baseline). */
@@ -217,7 +224,7 @@ export async function startBaseline(o: BaselineOptions): Promise<SystemUnderTest
     'baseline',
     `baseline-c${o.concurrency}`,
     dist('bench/baseline/main.js'),
-    { CONCURRENCY: String(o.concurrency) },
+    { CONCURRENCY: String(o.concurrency), ...o.env },
     o,
   );
   try {

@@ -48,6 +48,8 @@ export interface OperatorVariant {
   readonly shards?: number;
   /** More environment for the worker processes. */
   readonly workerEnv?: Record<string, string>;
+  /** More environment for the watcher processes. */
+  readonly watcherEnv?: Record<string, string>;
 }
 
 export function operatorSpec(
@@ -72,23 +74,33 @@ export function operatorSpec(
         ...options,
         redis,
         workerEnv: variant.workerEnv,
+        watcherEnv: variant.watcherEnv,
       }),
   };
 }
 
-export function baselineSpec(concurrency: number, label = `baseline c=${concurrency}`): SystemSpec {
+export function baselineSpec(
+  concurrency: number,
+  label = `baseline c=${concurrency}`,
+  env?: Record<string, string>,
+): SystemSpec {
   return {
     kind: 'baseline',
     label,
     concurrency,
-    start: (kubeconfigPath, options) => startBaseline({ kubeconfigPath, concurrency, ...options }),
+    start: (kubeconfigPath, options) =>
+      startBaseline({ kubeconfigPath, concurrency, env, ...options }),
   };
 }
 
 /** The baseline at its best concurrency for this latency (its largest candidate if unmeasured). */
-export function bestBaseline(ctx: BenchContext, latencyMs: number): SystemSpec {
+export function bestBaseline(
+  ctx: BenchContext,
+  latencyMs: number,
+  env?: Record<string, string>,
+): SystemSpec {
   const c = ctx.baselineBest.get(latencyMs) ?? Math.max(...ctx.size.coldStart.baselineConcurrency);
-  return baselineSpec(c, `baseline best (c=${c})`);
+  return baselineSpec(c, `baseline best (c=${c})`, env);
 }
 
 /** The systems a comparison runs: the operator's configurations, then the two baselines. */
