@@ -62,19 +62,19 @@ async function redisInfo(
   return { cpu: infos.reduce((total, i) => total + i.cpu, 0), commands };
 }
 
-export async function snapshot(sys: SystemUnderTest, emu: EmulatorHandle): Promise<Snapshot> {
-  const metrics = new Map<string, readonly Sample[]>();
+/** Cumulative CPU seconds of every process of the system, the emulator's and Redis'. */
+export async function cpuNow(
+  sys: SystemUnderTest,
+  emu: EmulatorHandle,
+): Promise<{ cpu: Record<string, number>; redisCommands: Record<string, number> }> {
   const cpu: Record<string, number> = {};
-  await Promise.all(
-    sys.processes.map(async (p) => {
-      metrics.set(p.name, await scrape(p.metricsUrl).catch(() => []));
-      try {
-        cpu[p.name] = cpuSeconds(p.proc.child.pid ?? 0);
-      } catch {
-        cpu[p.name] = Number.NaN;
-      }
-    }),
-  );
+  for (const p of sys.processes) {
+    try {
+      cpu[p.name] = cpuSeconds(p.proc.child.pid ?? 0);
+    } catch {
+      cpu[p.name] = Number.NaN;
+    }
+  }
   cpu.emulator = cpuSeconds(emu.pid);
   let redisCommands: Record<string, number> = {};
   if (sys.redis) {
@@ -82,6 +82,17 @@ export async function snapshot(sys: SystemUnderTest, emu: EmulatorHandle): Promi
     cpu.redis = info.cpu;
     redisCommands = info.commands;
   }
+  return { cpu, redisCommands };
+}
+
+export async function snapshot(sys: SystemUnderTest, emu: EmulatorHandle): Promise<Snapshot> {
+  const metrics = new Map<string, readonly Sample[]>();
+  await Promise.all(
+    sys.processes.map(async (p) => {
+      metrics.set(p.name, await scrape(p.metricsUrl).catch(() => []));
+    }),
+  );
+  const { cpu, redisCommands } = await cpuNow(sys, emu);
   return {
     at: Date.now(),
     metrics,
@@ -280,7 +291,7 @@ function progressProcesses(sys: SystemUnderTest): SystemUnderTest['processes'] {
 }
 
 /** Reconciles the system has made so far, all processes together. */
-async function reconcileCount(sys: SystemUnderTest): Promise<number> {
+export async function reconcileCount(sys: SystemUnderTest): Promise<number> {
   let reconciles = 0;
   for (const p of progressProcesses(sys)) {
     const samples = await scrape(p.metricsUrl).catch(() => []);
