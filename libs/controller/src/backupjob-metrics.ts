@@ -34,20 +34,38 @@ interface FamilyOf {
 
 const of = (s: BackupJobState) => ({ namespace: s.namespace, name: s.name });
 
-const timestamp = (s: BackupJobState, at: Date | undefined): GaugeSample[] =>
-  at ? [{ labels: of(s), value: seconds(at) }] : [];
+/** A 1-or-0 gauge per BackupJob. */
+const flag = (name: string, help: string, pick: (s: BackupJobState) => boolean): FamilyOf => ({
+  name,
+  help,
+  samples: (s) => [{ labels: of(s), value: pick(s) ? 1 : 0 }],
+});
+
+/** A Unix-time gauge per BackupJob, absent while there is no such time. */
+const time = (
+  name: string,
+  help: string,
+  pick: (s: BackupJobState) => Date | undefined,
+): FamilyOf => ({
+  name,
+  help,
+  samples: (s) => {
+    const at = pick(s);
+    return at ? [{ labels: of(s), value: seconds(at) }] : [];
+  },
+});
 
 const FAMILIES: readonly FamilyOf[] = [
-  {
-    name: 'backupjob_ready',
-    help: 'Whether the BackupJob is Ready (its Ready condition is True): 1 or 0.',
-    samples: (s) => [{ labels: of(s), value: s.ready ? 1 : 0 }],
-  },
-  {
-    name: 'backupjob_last_successful_backup_timestamp_seconds',
-    help: 'Unix time the last successful backup finished (status.lastBackupTime); absent before the first.',
-    samples: (s) => timestamp(s, s.lastSuccessfulBackup),
-  },
+  flag(
+    'backupjob_ready',
+    'Whether the BackupJob is Ready (its Ready condition is True): 1 or 0.',
+    (s) => s.ready,
+  ),
+  time(
+    'backupjob_last_successful_backup_timestamp_seconds',
+    'Unix time the last successful backup finished (status.lastBackupTime); absent before the first.',
+    (s) => s.lastSuccessfulBackup,
+  ),
   {
     name: 'backupjob_last_backup_result',
     help: 'The result of the newest finished backup (BackupSucceeded condition): 1 for the current result, 0 for the others.',
@@ -57,16 +75,16 @@ const FAMILIES: readonly FamilyOf[] = [
         value: s.lastBackupResult === result ? 1 : 0,
       })),
   },
-  {
-    name: 'backupjob_backup_overdue',
-    help: 'Whether a scheduled backup is overdue (BackupOverdue condition is True): 1 or 0.',
-    samples: (s) => [{ labels: of(s), value: s.overdue ? 1 : 0 }],
-  },
-  {
-    name: 'backupjob_next_scheduled_run_timestamp_seconds',
-    help: 'Unix time of the next scheduled backup from spec.schedule and spec.timeZone; absent when suspended or invalid.',
-    samples: (s) => timestamp(s, s.nextScheduledRun),
-  },
+  flag(
+    'backupjob_backup_overdue',
+    'Whether a scheduled backup is overdue (BackupOverdue condition is True): 1 or 0.',
+    (s) => s.overdue,
+  ),
+  time(
+    'backupjob_next_scheduled_run_timestamp_seconds',
+    'Unix time of the next scheduled backup from spec.schedule and spec.timeZone; absent when suspended or invalid.',
+    (s) => s.nextScheduledRun,
+  ),
 ];
 
 /** One object's sample lines, per family, and the time until which they hold. */
