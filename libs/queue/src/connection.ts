@@ -36,40 +36,8 @@ export function createRedisClient(
     reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 2 : false),
     ...config.redis,
   };
-  if (options.sentinels !== undefined) return new SentinelClient(options);
+  if (options.sentinels !== undefined) return new Redis(withFailoverDetector(options));
   return config.url !== undefined ? new Redis(config.url, options) : new Redis(options);
-}
-
-/**
- * A client of the primary that Sentinels name, which learns of a failover at once
- * (`failoverDetector`: it listens for +switch-master) and stays connected. ioredis 6 ends such a
- * client for good when the detector fires while the client is between connections (after the
- * primary died the client keeps asking the Sentinels for it; the detector closes the connector
- * under that attempt, which ioredis takes as a final close). Unless closed on purpose, the client
- * connects again, and the Sentinels then name the new primary.
- */
-class SentinelClient extends Redis {
-  private closing = false;
-
-  constructor(options: RedisOptions) {
-    super(withFailoverDetector(options));
-    this.on('end', () => {
-      if (this.closing) return;
-      setTimeout(() => {
-        if (!this.closing && this.status === 'end') this.connect().catch(() => undefined);
-      }, 100).unref();
-    });
-  }
-
-  override disconnect(reconnect = false): void {
-    if (!reconnect) this.closing = true;
-    super.disconnect(reconnect);
-  }
-
-  override sendCommand(...args: Parameters<Redis['sendCommand']>): unknown {
-    if (args[0].name === 'quit') this.closing = true;
-    return super.sendCommand(...args);
-  }
 }
 
 function withFailoverDetector(options: RedisOptions): RedisOptions & { replyMapping: 'legacy' } {
@@ -83,7 +51,6 @@ function reconnectDelay(attempt: number): number {
 
 /** A second connection to the same Redis, for blocking commands that would stall the first. */
 export function duplicateClient(client: RedisClient): RedisClient {
-  if (client instanceof SentinelClient) return new SentinelClient(client.options);
   return client instanceof Cluster ? client.duplicate() : client.duplicate();
 }
 
