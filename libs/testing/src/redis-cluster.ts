@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { eventually } from './wait.js';
 import { freePort } from './ports.js';
 import {
+  onlineReplicaPorts,
   startRedisServer,
   withServer,
   type RedisServer,
@@ -164,7 +165,8 @@ function serves(node: ClusterNodeInfo, slot: number): boolean {
 
 /**
  * Every running node must say the cluster is ok, agree on the primaries, and every replica must
- * be in sync with its primary, before clients are pointed at it (or after a failover).
+ * be in sync with its primary and online in its primary's view, before clients are pointed at it
+ * (or after a failover).
  */
 async function waitForCluster(
   servers: readonly RedisServer[],
@@ -178,6 +180,7 @@ async function waitForCluster(
           .filter((s) => s.running)
           .map((s) =>
             withServer(s.port, options, async (c) => ({
+              port: s.port,
               info: String(await c.cluster('INFO')),
               replication: await c.info('replication'),
               nodes: parseNodes(String(await c.cluster('NODES'))),
@@ -191,13 +194,20 @@ async function waitForCluster(
           .sort()
           .join(',');
       const first = primaries(views[0]!.nodes);
-      return views.every(
+      const agreed = views.every(
         (v) =>
           v.info.includes('cluster_state:ok') &&
           primaries(v.nodes) === first &&
           (v.replication.includes('role:master') ||
             v.replication.includes('master_link_status:up')),
       );
+      if (!agreed) return false;
+      for (const v of views) {
+        const primary = /master_port:(\d+)/.exec(v.replication)?.[1];
+        if (primary === undefined) continue;
+        if (!(await onlineReplicaPorts(Number(primary), options)).includes(v.port)) return false;
+      }
+      return true;
     },
     60_000,
     100,

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import { eventually } from './wait.js';
 import { freePort } from './ports.js';
 import {
+  onlineReplicaPorts,
   startRedisServer,
   withRedis,
   withServer,
@@ -144,7 +145,8 @@ function sentinelHandle(
 
 /**
  * Every Sentinel knows every other Sentinel and every running replica, and every running replica
- * is in sync with the primary, so a failover can be asked for and clients get a consistent answer.
+ * is in sync with the primary and online in the primary's view, so a failover can be asked for,
+ * clients get a consistent answer, and a write the queue confirms is on every replica.
  */
 async function waitForSentinels(
   handle: RedisSentinel,
@@ -175,7 +177,8 @@ async function waitForSentinels(
           return false;
         }
       }
-      return true;
+      const online = await onlineReplicaPorts(primary, options);
+      return replicas.every((r) => online.includes(r.port));
     },
     60_000,
     100,

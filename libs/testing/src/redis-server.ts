@@ -123,6 +123,20 @@ export function withServer<T>(
   return withRedis({ port, ...probeOptions(options) }, use);
 }
 
+/**
+ * Ports of the replicas a primary counts as online (ROLE). A replica reports its link up once it
+ * loaded the primary's data, a moment before the primary puts it online; only then does the
+ * primary list it, and only then does a client that reads ROLE wait for it.
+ */
+export async function onlineReplicaPorts(
+  port: number,
+  options: RedisServerOptions,
+): Promise<number[]> {
+  const role = (await withServer(port, options, (c) => c.call('ROLE'))) as unknown[];
+  if (role[0] !== 'master') return [];
+  return (role[2] as [string, string, string][]).map(([, replicaPort]) => Number(replicaPort));
+}
+
 async function launch(
   port: number,
   dir: string,
