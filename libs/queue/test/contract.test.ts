@@ -402,13 +402,16 @@ for (const kind of backendKinds) {
       await queue.add('ns/m1');
       await queue.add('ns/m2');
       let failed = false;
-      consumer(options, (key) => {
+      const started = consumer(options, (key) => {
         if (key === 'ns/m2' && !failed) {
           failed = true;
           throw new Error('once');
         }
       });
       await waitForIdle(queue);
+      // Redis is idle once a run's result is written, but the consumer holds the run (and counts it
+      // as unfinished work) until its last bookkeeping write returns.
+      await eventually('the consumer to hold no run', () => started.consumer.running.length === 0);
       await eventually(
         'three runs',
         async () =>
