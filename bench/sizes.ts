@@ -26,6 +26,15 @@ export interface Size {
       readonly latencyMs: number;
       readonly workers: readonly number[];
     };
+    /**
+     * A small estate at a realistic latency, timed as a whole from spawn: where start-up weighs
+     * most against the reconciling.
+     */
+    readonly small: {
+      readonly objects: number;
+      readonly latencyMs: number;
+      readonly workers: readonly number[];
+    };
   };
   readonly workerConcurrency: number;
   readonly shards: number;
@@ -101,6 +110,7 @@ export const SIZES: Record<Size['name'], Size> = {
       capSeconds: 90,
       largeCapSeconds: 45,
       latencyBound: { objects: 500, latencyMs: 100, workers: [1, 2, 4] },
+      small: { objects: 400, latencyMs: 10, workers: [2, 4] },
     },
     workerConcurrency: 10,
     shards: 16,
@@ -129,6 +139,7 @@ export const SIZES: Record<Size['name'], Size> = {
       capSeconds: 20,
       largeCapSeconds: 20,
       latencyBound: { objects: 100, latencyMs: 100, workers: [1, 2] },
+      small: { objects: 100, latencyMs: 10, workers: [2] },
     },
     workerConcurrency: 10,
     shards: 4,

@@ -2,7 +2,7 @@ import type { Scenario } from './context.js';
 import { burstScenario } from './burst.js';
 import { churnScenario } from './churn.js';
 import { coalescingScenario } from './coalescing.js';
-import { coldStartScenario, latencyBoundScenario } from './cold-start.js';
+import { coldStartScenario, latencyBoundScenario, smallColdStartScenario } from './cold-start.js';
 import { grantRecheckScenario } from './grant-recheck.js';
 import { latencyScenario } from './latency.js';
 import { memoryScenario } from './memory.js';
@@ -23,6 +23,7 @@ export const SCENARIOS: readonly Scenario[] = [
   coldStartScenario,
   coalescingScenario,
   startUpScenario,
+  smallColdStartScenario,
   burstScenario,
   queueFloorScenario,
   steadyScenario,
