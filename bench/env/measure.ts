@@ -49,16 +49,23 @@ export async function redisCommands(sys: SystemUnderTest): Promise<Record<string
   return sys.redis ? (await redisInfo(sys.redis)).commands : {};
 }
 
-/** CPU and commands of the whole Redis: the one server, or every server of a Cluster summed. */
+/**
+ * CPU of every data server (a Sentinel's replica replays each write: its CPU is part of the
+ * cost); commands of the primaries only, as a replica's count repeats its primary's writes (the
+ * bench's Clusters have no replicas: every server counts).
+ */
 async function redisInfo(
   redis: RedisDeployment,
 ): Promise<{ cpu: number; commands: Record<string, number> }> {
-  const servers = redis.cluster?.servers ?? (redis.server ? [redis.server] : []);
+  const servers =
+    redis.cluster?.servers ?? redis.sentinel?.servers ?? (redis.server ? [redis.server] : []);
+  const primaryPort = redis.sentinel ? await redis.sentinel.primaryPort() : undefined;
   const infos = await Promise.all(servers.map((s) => serverInfo(s.port)));
   const commands: Record<string, number> = {};
-  for (const info of infos) {
+  infos.forEach((info, i) => {
+    if (primaryPort !== undefined && servers[i]?.port !== primaryPort) return;
     for (const [cmd, n] of Object.entries(info.commands)) commands[cmd] = (commands[cmd] ?? 0) + n;
-  }
+  });
   return { cpu: infos.reduce((total, i) => total + i.cpu, 0), commands };
 }
 

@@ -7,6 +7,7 @@ import {
   startRedisDeployment,
   type ManagedProcess,
   type RedisDeployment,
+  type RedisMode,
 } from '#testing';
 
 const node = process.execPath;
@@ -147,13 +148,17 @@ export interface OperatorOptions extends CommonOptions {
   readonly workerEnv?: Record<string, string>;
   /** More environment for the watcher processes. */
   readonly watcherEnv?: Record<string, string>;
-  /** One redis-server (default), or a Redis Cluster of 3 primaries without replicas. */
-  readonly redis?: 'standalone' | 'cluster';
+  /**
+   * One redis-server (default), a Redis Cluster of 3 primaries without replicas, or a primary
+   * with one replica and one Sentinel.
+   */
+  readonly redis?: RedisMode;
 }
 
 /** The product: Redis, one leader-elected watcher and N worker processes, as real processes. */
 export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest> {
-  const redis = await startRedisDeployment(o.redis ?? 'standalone', { replicas: 0 });
+  const mode = o.redis ?? 'standalone';
+  const redis = await startRedisDeployment(mode, { replicas: mode === 'sentinel' ? 1 : 0 });
   const common = {
     ...redis.env,
     QUEUE_SHARDS: String(o.shards),

@@ -1,6 +1,7 @@
 import type { ScenarioOutput } from '../lib/result.js';
 import type { Size } from '../sizes.js';
 import { startBaseline, startOperator, type SystemUnderTest } from '../env/system.js';
+import type { RedisMode } from '#testing';
 
 export type SystemKind = 'operator' | 'baseline';
 
@@ -42,8 +43,11 @@ export interface SystemSpec {
 }
 
 export interface OperatorVariant {
-  /** One redis-server (default) or a 3-primary Redis Cluster. */
-  readonly redis?: 'standalone' | 'cluster';
+  /**
+   * One redis-server (default), a 3-primary Redis Cluster without replicas, or a primary with
+   * one replica behind a Sentinel (a Sentinel deployment without a replica protects nothing).
+   */
+  readonly redis?: RedisMode;
   /** Queue shards; default: the size's. */
   readonly shards?: number;
   /** More environment for the worker processes. */
@@ -51,6 +55,12 @@ export interface OperatorVariant {
   /** More environment for the watcher processes. */
   readonly watcherEnv?: Record<string, string>;
 }
+
+const REDIS_LABELS: Record<RedisMode, string> = {
+  standalone: '',
+  cluster: ' (Redis Cluster)',
+  sentinel: ' (Redis Sentinel)',
+};
 
 export function operatorSpec(
   ctx: BenchContext,
@@ -62,7 +72,7 @@ export function operatorSpec(
   const redis = variant.redis ?? 'standalone';
   return {
     kind: 'operator',
-    label: `operator ${workers}w${redis === 'cluster' ? ' (Redis Cluster)' : ''}`,
+    label: `operator ${workers}w${REDIS_LABELS[redis]}`,
     workers,
     concurrency,
     start: (kubeconfigPath, options) =>
