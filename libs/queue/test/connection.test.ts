@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
+import { once, type EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { eventually, startRedisSentinel, withRedis, type RedisSentinel } from '#testing';
 import { createRedisClient } from '../src/index.js';
 
-/** The part of ioredis's Sentinel connector the test times its close against. */
-interface Connector {
+/** The parts of ioredis's Sentinel connector the tests time their faults against. */
+interface SentinelConnector {
   connect(...args: unknown[]): Promise<Socket>;
+  resolve(...args: unknown[]): Promise<unknown>;
+  failoverDetector: { sentinels: { client: EventEmitter }[] } | null;
 }
 
 /** Clients of a Sentinel subscribed to a channel (ioredis's failover detector listens there). */
@@ -36,7 +38,7 @@ describe('a Sentinel client', () => {
     // A shutdown that lands while a reconnect is under way: the Sentinels named the primary and
     // the socket to it is open but not yet connected. Once it connects, ioredis subscribes to
     // the Sentinels' +switch-master; a subscription left behind keeps the process from exiting.
-    const connector = (client as unknown as { connector: Connector }).connector;
+    const connector = (client as unknown as { connector: SentinelConnector }).connector;
     const connect = connector.connect.bind(connector);
     let closedWhileConnecting = false;
     connector.connect = async (...args) => {
@@ -55,5 +57,54 @@ describe('a Sentinel client', () => {
       async () => (await subscribers(sentinel.sentinels[0]!.port)) === 0,
       10_000,
     );
+  });
+
+  test('whose primary is killed ends up writing to the promoted replica, never ending', async () => {
+    // A Sentinel deployment of its own: its primary is killed.
+    const own = await startRedisSentinel();
+    const client = createRedisClient({
+      redis: { sentinels: own.sentinels, name: own.masterName },
+    });
+    client.on('error', () => undefined);
+    let ended = false;
+    client.on('end', () => (ended = true));
+    try {
+      await client.set('before', '1');
+      // The lost connection's failover detector is subscribed to the Sentinels. Hold every
+      // reconnect's question to the Sentinels until that detector either heard the failover's
+      // +switch-master or was closed with its connection: a detector still listening then closes
+      // the connector under the reconnect, which must not end the client.
+      const connector = (client as unknown as { connector: SentinelConnector }).connector;
+      const detector = connector.failoverDetector;
+      assert.ok(detector, 'the client subscribed to the Sentinels');
+      const sentinelClient = detector.sentinels[0]!.client;
+      const heardOrClosed = new Promise<void>((done) => {
+        sentinelClient.on('message', () => done());
+        sentinelClient.once('end', () => done());
+      });
+      const resolve = connector.resolve.bind(connector);
+      connector.resolve = async (...args) => {
+        await heardOrClosed;
+        return resolve(...args);
+      };
+      const { promoted } = await own.killPrimary();
+      await eventually(
+        'a write to succeed again',
+        () =>
+          client.set('after', '1').then(
+            () => true,
+            () => false,
+          ),
+        30_000,
+      );
+      const role = (await client.call('ROLE')) as unknown[];
+      assert.equal(role[0], 'master');
+      const [, port] = (await client.call('CONFIG', 'GET', 'port')) as [string, string];
+      assert.equal(Number(port), promoted, 'connected to the promoted replica');
+      assert.equal(ended, false, 'the client never ended');
+    } finally {
+      client.disconnect();
+      await own.stop();
+    }
   });
 });
