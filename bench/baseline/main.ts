@@ -27,12 +27,7 @@ import {
   type BackupJob,
 } from '#api';
 import { objectKey, splitKey, type KubeObject } from '#kube';
-import {
-  ActionExecutor,
-  createKubeClients,
-  EventRecorder,
-  REPORTING_CONTROLLER,
-} from '#controller';
+import { ActionExecutor, EventRecorder, REPORTING_CONTROLLER } from '#controller';
 import { createOperatorMetrics, Logger, serveMetrics } from '#observability';
 import { WorkQueueMetrics } from '#queue';
 import {
@@ -42,6 +37,7 @@ import {
   reconcilerConfig,
   type Result,
 } from '#reconciler';
+import { createGeneratedClients } from './generated-clients.js';
 import { RateLimitingQueue } from './workqueue.js';
 import { backupJobKeyOfCronJob, backupJobKeyOfJob, backupJobUpdatePredicate } from '#watch';
 
@@ -66,9 +62,9 @@ const kc = new KubeConfig();
 if (!process.env.KUBECONFIG)
   throw new Error('KUBECONFIG must name the kubeconfig of the API server');
 kc.loadFromFile(process.env.KUBECONFIG);
-// The worker's own write path (same requests, preconditions and Event aggregation), so the two
-// differ only in how they read and queue.
-const clients = createKubeClients(kc);
+// The worker's own write path (same requests, preconditions and Event aggregation) over
+// client-node's generated APIs, so the two differ in how they read, queue and send.
+const clients = createGeneratedClients(kc);
 const logger = new Logger({ level: 'warn' });
 const executor = new ActionExecutor(
   clients,

@@ -332,10 +332,7 @@ describe('Event create fails', () => {
         await converged(bj);
         const line = await eventually('the lost Event in the log', () =>
           jsonLines(worker).find(
-            (l) =>
-              l.msg === 'event not recorded' &&
-              l.key === `${NS}/${bj}` &&
-              String(l.error).includes(`HTTP-Code: ${code}`),
+            (l) => l.msg === 'event not recorded' && l.key === `${NS}/${bj}` && l.code === code,
           ),
         );
         assert.equal(line.reason, 'CronJobCreated');

@@ -1,5 +1,4 @@
-import { ApiException } from '@kubernetes/client-node';
-import { parseRetryAfter } from '#kube';
+import { isApiError } from '#kube';
 
 /** What the reconcile loop does about a failed API call. */
 export type FailureKind =
@@ -19,32 +18,6 @@ export interface ApiFailure {
   readonly retryAfterMs: number | undefined;
 }
 
-interface StatusBody {
-  readonly reason?: string;
-  readonly message?: string;
-}
-
-/** client-node gives the Status as a raw string for codes its OpenAPI spec does not list. */
-function statusBody(body: unknown): StatusBody {
-  if (typeof body === 'string') {
-    try {
-      return JSON.parse(body) as StatusBody;
-    } catch {
-      return { message: body };
-    }
-  }
-  return (body ?? {}) as StatusBody;
-}
-
-function headerValue(
-  headers: Record<string, string> | undefined,
-  name: string,
-): string | undefined {
-  if (!headers) return undefined;
-  const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
-  return key === undefined ? undefined : headers[key];
-}
-
 function kindOf(code: number): FailureKind {
   if (code === 409) return 'conflict';
   if (code === 404) return 'notFound';
@@ -54,17 +27,13 @@ function kindOf(code: number): FailureKind {
 }
 
 export function classify(err: unknown): ApiFailure {
-  if (err instanceof ApiException) {
-    const code = (err as ApiException<unknown>).code;
-    const body = statusBody((err as ApiException<unknown>).body);
+  if (isApiError(err)) {
     return {
-      kind: kindOf(code),
-      code,
-      reason: body.reason ?? `HTTP${code}`,
-      message: body.message ?? err.message,
-      retryAfterMs: parseRetryAfter(
-        headerValue((err as ApiException<unknown>).headers, 'retry-after'),
-      ),
+      kind: kindOf(err.code),
+      code: err.code,
+      reason: err.reason ?? `HTTP${err.code}`,
+      message: err.message,
+      retryAfterMs: err.retryAfterMs,
     };
   }
   const error = err as Error | undefined;
@@ -78,7 +47,7 @@ export function classify(err: unknown): ApiFailure {
 }
 
 export function isNotFound(err: unknown): boolean {
-  return err instanceof ApiException && (err as ApiException<unknown>).code === 404;
+  return isApiError(err, 404);
 }
 
 /** The permission a 403 names, e.g. `User "x" cannot update resource "cronjobs" in API group "batch" in the namespace "ops"`. */

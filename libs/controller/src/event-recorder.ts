@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { PatchStrategy, V1MicroTime, type EventsV1Event } from '@kubernetes/client-node';
 import type { BackupJob } from '#api';
 import type { EventSpec } from '#reconciler';
 import { isNotFound } from './api-error.js';
-import type { KubeClients } from './clients.js';
+import { microTime, type EventBody, type KubeClients } from './clients.js';
 
 export interface EventRecorderOptions {
   /** events.k8s.io reportingController, e.g. backup.ops.example.com/backupjob-operator. */
@@ -80,12 +79,9 @@ export class EventRecorder {
 
   /** Patches the series; false when the Event is gone (expired) so a new one is created. */
   private async extend(series: Series, now: Date): Promise<boolean> {
-    const body = { series: { count: series.count + 1, lastObservedTime: new V1MicroTime(now) } };
+    const body = { series: { count: series.count + 1, lastObservedTime: microTime(now) } };
     try {
-      await this.clients.events.patchNamespacedEvent(
-        { name: series.name, namespace: series.namespace, body },
-        this.clients.options(PatchStrategy.MergePatch),
-      );
+      await this.clients.patchEvent(series, body);
     } catch (err) {
       if (isNotFound(err)) return false;
       throw err;
@@ -100,11 +96,11 @@ export class EventRecorder {
     // client-go names Events <object>.<unix nanos in hex>; random bits keep processes apart.
     const suffix = `${now.getTime().toString(16)}${randomBytes(4).toString('hex')}`;
     const eventName = `${name.slice(0, NAME_MAX - suffix.length - 1)}.${suffix}`;
-    const body: EventsV1Event = {
+    const body: EventBody = {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
       metadata: { name: eventName, namespace },
-      eventTime: new V1MicroTime(now),
+      eventTime: microTime(now),
       reportingController: this.options.controller,
       reportingInstance: this.options.instance,
       type: event.type,
@@ -121,7 +117,7 @@ export class EventRecorder {
       },
       related: event.related ? { ...event.related, namespace } : undefined,
     };
-    await this.clients.events.createNamespacedEvent({ namespace, body }, this.clients.options());
+    await this.clients.createEvent(body);
     return eventName;
   }
 }

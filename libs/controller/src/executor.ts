@@ -1,8 +1,7 @@
-import { PatchStrategy, type V1DeleteOptions } from '@kubernetes/client-node';
-import { FINALIZER, GROUP, PLURAL, VERSION, type BackupJob, type BackupJobStatus } from '#api';
+import { FINALIZER, type BackupJob, type BackupJobStatus } from '#api';
 import type { Action, FailedStep } from '#reconciler';
 import type { Logger } from '#observability';
-import { isNotFound } from './api-error.js';
+import { classify, isNotFound } from './api-error.js';
 import type { KubeClients } from './clients.js';
 import type { EventRecorder } from './event-recorder.js';
 
@@ -112,8 +111,7 @@ export class ActionExecutor {
   /** Returns the BackupJob as the write left it, when the write was to the BackupJob. */
   private async apply(action: Action, bj: BackupJob): Promise<BackupJob | void> {
     const namespace = bj.metadata.namespace as string;
-    const { batch } = this.clients;
-    const options = this.clients.options();
+    const clients = this.clients;
     this.log.debug('action', { action: action.type });
     switch (action.type) {
       case 'addFinalizer':
@@ -126,31 +124,18 @@ export class ActionExecutor {
       case 'updateStatus':
         return this.patchStatus(bj, action.status);
       case 'createCronJob':
-        await batch.createNamespacedCronJob({ namespace, body: action.cronJob }, options);
+        await clients.createCronJob(namespace, action.cronJob);
         return;
       case 'patchCronJob':
-        await batch.patchNamespacedCronJob(
-          { name: action.name, namespace, body: action.patch },
-          this.clients.options(PatchStrategy.MergePatch),
-        );
+        await clients.patchCronJob({ namespace, name: action.name }, action.patch);
         return;
       case 'deleteCronJob':
-        return ignoreNotFound(
-          batch.deleteNamespacedCronJob(
-            { name: action.name, namespace, ...deleteOptions(action.uid) },
-            options,
-          ),
-        );
+        return ignoreNotFound(clients.deleteCronJob({ namespace, name: action.name }, action.uid));
       case 'createJob':
-        await batch.createNamespacedJob({ namespace, body: action.job }, options);
+        await clients.createJob(namespace, action.job);
         return;
       case 'deleteJob':
-        return ignoreNotFound(
-          batch.deleteNamespacedJob(
-            { name: action.name, namespace, ...deleteOptions(action.uid) },
-            options,
-          ),
-        );
+        return ignoreNotFound(clients.deleteJob({ namespace, name: action.name }, action.uid));
       case 'emitEvent':
         return this.emit(action, bj);
     }
@@ -159,43 +144,30 @@ export class ActionExecutor {
   /** Events are best effort, as in client-go: a lost Event never fails a reconcile. */
   private emit(action: Action & { type: 'emitEvent' }, bj: BackupJob): Promise<void> {
     return this.recorder.record(bj, action.event).catch((err: unknown) => {
-      this.log.warn('event not recorded', { reason: action.event.reason, error: String(err) });
+      this.log.warn('event not recorded', {
+        reason: action.event.reason,
+        code: classify(err).code,
+        error: String(err),
+      });
     });
   }
 
-  private async patchFinalizers(bj: BackupJob, finalizers: string[]): Promise<BackupJob> {
+  private patchFinalizers(bj: BackupJob, finalizers: string[]): Promise<BackupJob> {
     const body = { metadata: { resourceVersion: bj.metadata.resourceVersion, finalizers } };
-    return (await this.clients.objects.patchNamespacedCustomObject(
-      { ...this.target(bj), body },
-      this.clients.options(PatchStrategy.MergePatch),
-    )) as BackupJob;
+    return this.clients.patchBackupJob(refOf(bj), body);
   }
 
-  private async patchStatus(bj: BackupJob, status: BackupJobStatus): Promise<BackupJob> {
+  private patchStatus(bj: BackupJob, status: BackupJobStatus): Promise<BackupJob> {
     const body = {
       metadata: { resourceVersion: bj.metadata.resourceVersion },
       status: withRemovals(bj.status ?? {}, status),
     };
-    return (await this.clients.objects.patchNamespacedCustomObjectStatus(
-      { ...this.target(bj), body },
-      this.clients.options(PatchStrategy.MergePatch),
-    )) as BackupJob;
-  }
-
-  private target(bj: BackupJob) {
-    return {
-      group: GROUP,
-      version: VERSION,
-      plural: PLURAL,
-      namespace: bj.metadata.namespace as string,
-      name: bj.metadata.name as string,
-    };
+    return this.clients.patchBackupJobStatus(refOf(bj), body);
   }
 }
 
-/** Background propagation removes a CronJob's Jobs; the uid precondition spares a newer namesake. */
-function deleteOptions(uid: string): { propagationPolicy: string; body: V1DeleteOptions } {
-  return { propagationPolicy: 'Background', body: { preconditions: { uid } } };
+function refOf(bj: BackupJob) {
+  return { namespace: bj.metadata.namespace as string, name: bj.metadata.name as string };
 }
 
 async function ignoreNotFound(call: Promise<unknown>): Promise<void> {

@@ -39,17 +39,7 @@ export class GrantReviewer {
     const now = this.clock();
     const cached = this.answers.get(key);
     if (cached && cached.expires > now) return { resource, name, allowed: cached.allowed };
-    const answer = await clients.authorization.createSelfSubjectAccessReview(
-      {
-        body: {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SelfSubjectAccessReview',
-          spec: { resourceAttributes: { namespace, verb: 'get', resource, name } },
-        },
-      },
-      clients.options(),
-    );
-    const allowed = answer.status?.allowed === true;
+    const allowed = await clients.mayGet(namespace, resource, name);
     this.answers.delete(key);
     this.answers.set(key, { allowed, expires: now + this.ttlMs });
     if (this.answers.size > this.maxEntries) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig, V1CronJob, V1Job } from '@kubernetes/client-node';
-import { GROUP, PLURAL, VERSION, type BackupJob } from '#api';
+import type { BackupJob } from '#api';
 import type { SnapshotReader } from '#snapshot';
 import { Logger } from '#observability';
 import { TerminalError, type HandlerResult } from '#queue';
@@ -16,7 +16,7 @@ import {
   type ReconcilerConfig,
   type Result,
 } from '#reconciler';
-import { classify, isNotFound, missingPermission, type ApiFailure } from './api-error.js';
+import { classify, missingPermission, type ApiFailure } from './api-error.js';
 import { createKubeClients, type KubeClients } from './clients.js';
 import { EventRecorder } from './event-recorder.js';
 import { ActionExecutor, StepError } from './executor.js';
@@ -184,47 +184,21 @@ export function parseKey(key: string): { namespace: string; name: string } {
   return { namespace, name };
 }
 
-function readBackupJob(clients: KubeClients, namespace: string, name: string) {
-  return orUndefined(
-    clients.objects.getNamespacedCustomObject(
-      { group: GROUP, version: VERSION, plural: PLURAL, namespace, name },
-      clients.options(),
-    ) as Promise<BackupJob>,
-  );
-}
-
 /**
  * Reads the BackupJob and its children in one round trip rather than two: the API round trip, not
  * CPU, bounds a reconcile. The children's reads are dropped when the BackupJob is gone.
  */
 async function readWorld(clients: KubeClients, namespace: string, name: string): Promise<World> {
   const children = Promise.all([
-    orUndefined(
-      clients.batch.readNamespacedCronJob(
-        { namespace, name: cronJobName(name) },
-        clients.options(),
-      ),
-    ),
-    clients.batch.listNamespacedJob(
-      { namespace, labelSelector: jobSelector(name) },
-      clients.options(),
-    ),
+    clients.getCronJob({ namespace, name: cronJobName(name) }),
+    clients.listJobs(namespace, jobSelector(name)),
   ]);
   // Settled either way below; this only keeps a failure of a dropped read from going unhandled.
   children.catch(() => undefined);
-  const backupJob = await readBackupJob(clients, namespace, name);
+  const backupJob = await clients.getBackupJob({ namespace, name });
   if (!backupJob) return { backupJob, cronJob: undefined, jobs: [] };
   const [cronJob, jobs] = await children;
-  return { backupJob, cronJob, jobs: jobs.items };
-}
-
-async function orUndefined<T>(call: Promise<T>): Promise<T | undefined> {
-  try {
-    return await call;
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+  return { backupJob, cronJob, jobs };
 }
 
 /** controller-runtime's mapping: RequeueAfter → AddAfter, error → backoff, terminal → none. */

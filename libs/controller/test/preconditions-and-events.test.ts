@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ApiException } from '@kubernetes/client-node';
 import type { BackupJob } from '#api';
+import { isApiError } from '#kube';
 import { Logger } from '#observability';
 import { type EventSpec, cronJobName } from '#reconciler';
 import {
@@ -23,10 +23,7 @@ import {
 } from './support.js';
 
 /** The executor names the failed step; the API's answer is its cause. */
-const isConflict = (err: unknown) =>
-  err instanceof StepError &&
-  err.cause instanceof ApiException &&
-  (err.cause as ApiException<unknown>).code === 409;
+const isConflict = (err: unknown) => err instanceof StepError && isApiError(err.cause, 409);
 
 describe('writes carry preconditions', () => {
   let h: Harness;

@@ -16,7 +16,7 @@ export {
 export { errorFields, silentLog, type Log } from './log.js';
 export * from './predicate.js';
 export * from './resource.js';
-export { RestClient } from './rest.js';
+export { isApiError, KubeApiError, RestClient, type RequestOptions } from './rest.js';
 export { parseRetryAfter } from './retry-after.js';
 export * from './types.js';
 export { apiServerCheck } from './apiserver-check.js';
