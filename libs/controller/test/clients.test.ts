@@ -13,7 +13,7 @@ before(async () => {
 });
 after(() => h.stop());
 
-test('a MicroTime has six fractional digits, as the API server parses it', () => {
+test('a MicroTime is RFC 3339 with exactly six fractional digits', () => {
   assert.equal(microTime(new Date('2026-12-06T05:23:00.123Z')), '2026-12-06T05:23:00.123000Z');
 });
 
@@ -46,7 +46,13 @@ test('a read of a missing object is undefined; a failed write is a KubeApiError 
   await assert.rejects(patched, (err) => isApiError(err, 404) && err.reason === 'NotFound');
 });
 
-test('a run aborted by its signal aborts its request', async () => {
-  const aborted = clients.withSignal(AbortSignal.abort(new Error('lease lost')));
-  await assert.rejects(aborted.listJobs(NAMESPACE, 'a=b'), /lease lost|abort/i);
+test('a write under an aborted run is never sent and fails with the run’s reason', async () => {
+  const reason = new Error('lease lost');
+  const aborted = clients.withSignal(AbortSignal.abort(reason));
+  const mark = h.emu.core.log.mark();
+  await assert.rejects(
+    aborted.createJob(NAMESPACE, { metadata: { name: 'never' } }),
+    (err) => err === reason,
+  );
+  assert.deepEqual(h.emu.core.log.entries({ since: mark }), []);
 });

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, Watch } from '@kubernetes/client-node';
 import { createOperatorMetrics, createRegistry, instrumentKubeConfig } from '../src/index.js';
+import { RestClient } from '#kube';
 import { freePort } from '#testing';
 
 /** A small HTTP server answering the few API paths the test calls, counting what it receives. */
@@ -131,6 +132,27 @@ describe('instrumentKubeConfig', () => {
     );
     assert.deepEqual(durations?.labels, { verb: 'GET', host: api.host });
     assert.equal(durations?.value, 5);
+  });
+
+  test('counts the operator’s RestClient: its requests (undici’s request) and its streams (fetch)', async () => {
+    const metrics = createOperatorMetrics(createRegistry({ defaultMetrics: false }));
+    const kc = instrumentKubeConfig(kubeConfig(`http://${api.host}`, true), metrics.restClient);
+    const rest = new RestClient(kc);
+    await rest.request({ path: '/api/v1/namespaces' });
+    await assert.rejects(rest.request({ path: '/api/v1/namespaces/missing' }), /NotFound|404/);
+    const stream = await rest.stream({
+      path: '/api/v1/namespaces/default/configmaps',
+      query: { watch: 1 },
+    });
+    assert.match(await new Response(stream).text(), /"ADDED"/);
+    const counted = await counters(metrics);
+    assert.deepEqual(
+      counted.toSorted((a, b) => String(a.code).localeCompare(String(b.code))),
+      [
+        { code: '200', method: 'GET', host: api.host, value: 2 },
+        { code: '404', method: 'GET', host: api.host, value: 1 },
+      ],
+    );
   });
 
   test('a request with no response counts as code <error> (through the global dispatcher)', async () => {
