@@ -1,4 +1,4 @@
-import { Cluster } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 
 export type Probe = 'liveness' | 'readiness';
 export type CheckDetails = Readonly<Record<string, unknown>>;
@@ -53,8 +53,9 @@ export interface PingableRedis {
  * queueing a ping that would only time out), otherwise a PING must answer. A Sentinel-managed
  * primary is one connection that ioredis moves to the new primary after a failover. For a Cluster,
  * every hash slot must have a primary this process is connected to and every such primary must
- * answer: one dead primary makes the process not ready until its replica took over and the slot
- * map was refreshed, because the keys of its shards can be neither added nor run until then.
+ * answer: one dead primary makes the process not ready until its replica took over, because the
+ * keys of its shards can be neither added nor run until then. The check reads the slot map again
+ * when it finds a hole, so readiness returns with the promotion, not with the next periodic refresh.
  */
 export function redisPingCheck(redis: PingableRedis | Cluster, name = 'redis'): HealthCheck {
   return {
@@ -68,6 +69,29 @@ export function redisPingCheck(redis: PingableRedis | Cluster, name = 'redis'): 
 }
 
 async function pingPrimaries(cluster: Cluster): Promise<CheckDetails> {
+  let primaries = servingPrimaries(cluster);
+  if (typeof primaries === 'string') {
+    // An idle client learns of a promoted replica only at its next periodic slot refresh, seconds
+    // away; reading the slot map now lets the first probe after a failover see the new primary.
+    await new Promise<void>((resolve) => cluster.refreshSlotsCache(() => resolve()));
+    primaries = servingPrimaries(cluster);
+    if (typeof primaries === 'string') throw new Error(primaries);
+  }
+  await Promise.all(
+    primaries.map(([owner, node]) =>
+      node.ping().catch((err: Error) => {
+        throw new Error(`the Redis Cluster primary ${owner} does not answer: ${err.message}`);
+      }),
+    ),
+  );
+  return { primaries: primaries.length };
+}
+
+/**
+ * The primary of every hash slot, as `host:port` with this client's connection to it, or why the
+ * slot map has a hole: slots without a primary, or a primary this client lost.
+ */
+function servingPrimaries(cluster: Cluster): [string, Redis][] | string {
   const connected = new Map(
     cluster.nodes('master').map((node) => [`${node.options.host}:${node.options.port}`, node]),
   );
@@ -78,22 +102,14 @@ async function pingPrimaries(cluster: Cluster): Promise<CheckDetails> {
     if (owner === undefined) uncovered++;
     else owners.add(owner);
   }
-  if (uncovered > 0)
-    throw new Error(`${uncovered} hash slots of the Redis Cluster have no primary`);
+  if (uncovered > 0) return `${uncovered} hash slots of the Redis Cluster have no primary`;
+  const primaries: [string, Redis][] = [];
   for (const owner of owners) {
-    if (!connected.has(owner)) throw new Error(`the Redis Cluster primary ${owner} is gone`);
+    const node = connected.get(owner);
+    if (node === undefined) return `the Redis Cluster primary ${owner} is gone`;
+    primaries.push([owner, node]);
   }
-  await Promise.all(
-    [...owners].map((owner) =>
-      connected
-        .get(owner)!
-        .ping()
-        .catch((err: Error) => {
-          throw new Error(`the Redis Cluster primary ${owner} does not answer: ${err.message}`);
-        }),
-    ),
-  );
-  return { primaries: owners.size };
+  return primaries;
 }
 
 const CLUSTER_SLOTS = 16384;
