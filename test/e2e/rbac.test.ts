@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { RequestRecord } from '#apiserver-emulator';
-import { API_VERSION, KIND } from '#api';
+import { API_VERSION, KIND, MANAGED_BY_VALUE } from '#api';
 import { permissions, type Component, type PermissionRule } from '#rbac';
 import { cronJobName } from '#reconciler';
 import {
@@ -186,4 +186,14 @@ test('every rule of permissions.ts is used by the flows above (none is wider tha
     }
   }
   assert.deepEqual(unused, []);
+});
+
+test('every request of the operator names its process in the User-Agent', () => {
+  const agents = (component: 'watcher' | 'worker') => [
+    ...new Set(sys.emulator.log.entries({ user: USERS[component] }).map((r) => r.userAgent)),
+  ];
+  assert.deepEqual(
+    { watcher: agents('watcher'), worker: agents('worker') },
+    { watcher: [`${MANAGED_BY_VALUE}/watcher`], worker: [`${MANAGED_BY_VALUE}/worker`] },
+  );
 });

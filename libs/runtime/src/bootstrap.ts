@@ -29,7 +29,12 @@ export async function runOperatorApp<C extends CommonConfig>(app: OperatorApp<C>
   const config = await loadConfigOrExit(app);
   const logger = new Logger({ level: config.logLevel, fields: { app: app.name } });
   exitOnCrash(logger);
-  const context: CoreContext<C> = { config, logger, metrics: createOperatorMetrics() };
+  const context: CoreContext<C> = {
+    app: app.name,
+    config,
+    logger,
+    metrics: createOperatorMetrics(),
+  };
   let nest: INestApplicationContext | undefined;
   // Creating the context also runs the bootstrap hooks (the watcher starts campaigning there), and
   // Nest's signal handling can only be set up after: a signal that comes meanwhile is raised again

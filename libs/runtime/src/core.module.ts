@@ -11,6 +11,8 @@ import { redisProvider } from './redis.provider.js';
 import { CONFIG, HEALTH, KUBE, LOGGER, METRICS, REDIS, SHUTDOWN } from './tokens.js';
 
 export interface CoreContext<C extends CommonConfig = CommonConfig> {
+  /** `watcher` or `worker`. */
+  readonly app: string;
   readonly config: C;
   readonly logger: Logger;
   readonly metrics: OperatorMetrics;
@@ -46,7 +48,7 @@ export class OperatorCoreModule {
           },
         },
         redisProvider,
-        kubeProvider,
+        kubeProvider(context.app),
         HealthEndpoint,
         MetricsEndpoint,
         ShutdownChain,

@@ -1,5 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { MANAGED_BY_VALUE } from '#api';
 import type { CommonConfig } from '#config';
 import { apiServerCheck, apiServerUrl, loadKubeConfig, RestClient } from '#kube';
 import type { HealthRegistry } from './health.js';
@@ -15,9 +16,11 @@ export interface KubeConnection {
 /**
  * Loads KUBECONFIG (or the in-cluster service account), logs which API server it points at (a
  * process talking to the wrong cluster is the first thing to rule out) and makes reaching it part
- * of readiness.
+ * of readiness. Every request names the process in its User-Agent (`backupjob-operator/watcher`):
+ * audit logs and the request metrics of the API server tell the operator's processes apart by it,
+ * and a write without `fieldManager`, such as a Lease renewal, gets its field manager from it.
  */
-export const kubeProvider: Provider = {
+export const kubeProvider = (app: string): Provider => ({
   provide: KUBE,
   inject: [CONFIG, LOGGER, METRICS, HEALTH],
   useFactory: (
@@ -28,8 +31,10 @@ export const kubeProvider: Provider = {
   ): KubeConnection => {
     const kubeConfig = instrumentKubeConfig(loadKubeConfig(config.kubeconfig), metrics.restClient);
     logger.info('using API server', { server: apiServerUrl(kubeConfig) });
-    const rest = new RestClient(kubeConfig);
+    const rest = new RestClient(kubeConfig, undefined, {
+      'user-agent': `${MANAGED_BY_VALUE}/${app}`,
+    });
     health.register(apiServerCheck(rest));
     return { kubeConfig, rest };
   },
-};
+});
