@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import type { DynamicModule, INestApplicationContext } from '@nestjs/common';
 import { ConfigError, configSummary, type CommonConfig, type Env } from '#config';
 import { exitAfterFlush } from './exit.js';
+import { IdleGc, inspectorFullGc } from './idle-gc.js';
 import { Logger, stderrSink, createOperatorMetrics, NestJsonLogger } from '#observability';
 import { OperatorCoreModule, type CoreContext } from './core.module.js';
 
@@ -23,7 +24,8 @@ const FORCED_EXIT_SLACK_MS = 5000;
  * the shared Redis connection, and graceful shutdown on SIGTERM/SIGINT (exit 0 when every
  * shutdown hook finished within SHUTDOWN_GRACE_PERIOD, 1 otherwise). The process is a NestJS
  * application context (modules, providers, lifecycle hooks) without an HTTP framework: its two
- * listeners answer three paths, and loading one cost a tenth of its start.
+ * listeners answer three paths, and loading one cost a tenth of its start. Once quiet after a
+ * burst, it collects its garbage (IdleGc).
  */
 export async function runOperatorApp<C extends CommonConfig>(app: OperatorApp<C>): Promise<void> {
   const config = await loadConfigOrExit(app);
@@ -59,6 +61,7 @@ export async function runOperatorApp<C extends CommonConfig>(app: OperatorApp<C>
   } finally {
     process.off('SIGTERM', remember).off('SIGINT', remember);
   }
+  new IdleGc(await inspectorFullGc(), logger.child({ component: 'idle-gc' })).start();
   logger.info('started', { config: configSummary(config) });
   if (early) process.kill(process.pid, early);
 }
