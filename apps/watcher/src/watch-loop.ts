@@ -48,7 +48,8 @@ export class WatchLoop implements OnApplicationBootstrap {
     // BullMQ's view of the shards is the same from every process: the watchers serve it, so the
     // workers' scrapes cost Redis nothing extra and Prometheus gets no copy per worker.
     metrics.textSources.add(() => queue.exportPrometheusMetrics());
-    const snapshots = new RedisSnapshotStore(redis, options);
+    // On the queue's connection: the queue confirms the snapshots on the replicas with its keys.
+    const snapshots = new RedisSnapshotStore(queue.client, options);
     this.manager = new Manager({
       rest: kube.rest,
       leaderElection: {

@@ -35,7 +35,11 @@ export abstract class QueueBase<
   Events extends QueueEvents & Record<keyof Events, unknown[]>,
 > extends EventEmitter<Events> {
   protected readonly options: ResolvedQueueOptions;
-  protected readonly client: RedisClient;
+  /**
+   * The queue's own connection. What a confirmation covers is the writes made on it, so other
+   * writes that must survive a failover with the queue's (the watcher's snapshots) go through it.
+   */
+  readonly client: RedisClient;
   protected readonly ids = new JobIds();
   /** One BullMQ queue per shard, all on the one client. */
   protected readonly shards: ShardQueue[];

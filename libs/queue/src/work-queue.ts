@@ -71,6 +71,23 @@ export class WorkQueue extends QueueBase<QueueEvents> {
     return pending;
   }
 
+  /** How often the connection has changed so far: read it before writes that confirm() is to cover. */
+  connectionChanges(): number {
+    return this.changes.current;
+  }
+
+  /**
+   * Confirms on every online replica the writes made on the queue's client to the shards of
+   * `keys` since `since` (connectionChanges() read before them), as addBulk confirms its own:
+   * NotReplicatedError when they are not held there, or the connection changed in between.
+   */
+  async confirm(keys: Iterable<string>, since: number): Promise<void> {
+    await this.confirmWrites(
+      [...keys].map((key) => this.shardOf(requireKey(key))),
+      since,
+    );
+  }
+
   /**
    * Starts a leader's term: raises every shard's fence to `term`, so writes of older terms are
    * refused from now on. Throws FencedError when a newer term already leads.

@@ -12,6 +12,13 @@ export interface KeySink {
   ): Promise<unknown>;
   /** Starts a term: older terms' writes are refused from now on (FencedError if a newer leads). */
   raiseFence?(term: number): Promise<void>;
+  /** How often the sink's Redis connection changed so far (read before writes to confirm). */
+  connectionChanges?(): number;
+  /**
+   * Resolves once every online replica holds what was written on the sink's connection to the
+   * shards of `keys` since `since`; rejects otherwise (the writes are to be made again).
+   */
+  confirm?(keys: Iterable<string>, since: number): Promise<void>;
 }
 
 /**

@@ -25,6 +25,7 @@ import { backupJobKeyOfCronJob, backupJobKeyOfJob } from './handler.js';
 import { KeyPump, type KeySink } from './key-pump.js';
 import { OwnerIndex } from './owner-index.js';
 import { backupJobUpdatePredicate, cronJobUpdatePredicate } from './predicate.js';
+import { confirmedSnapshotWriter } from './snapshot-writer.js';
 import { stripBackupJob, stripCronJob, stripJob, withoutWriters } from './transform.js';
 
 export interface KeySourceOptions {
@@ -100,13 +101,8 @@ export class KeySource {
         void this.stop();
         options.onFenced?.(err);
       },
-      snapshots: store && {
-        write: (keys, term) =>
-          store.write(
-            keys.map((key) => [key, this.snapshot(key)] as const),
-            term,
-          ),
-      },
+      snapshots:
+        store && confirmedSnapshotWriter(store, options.queue, (key) => this.snapshot(key)),
     });
     const common = {
       rest: options.rest,
