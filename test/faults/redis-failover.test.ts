@@ -50,6 +50,9 @@ for (const { mode, title, inject } of faults) {
       const processes = [...sys.watchers, ...sys.workers];
       const churn = await churnWithReconcilesInFlight(fs);
       const readiness = watchReadiness(sys, processes);
+      // A failed assertion before the samples are read must not leave the polls running: they
+      // would keep the test process alive after its last test.
+      t.after(() => readiness.stop());
       await readiness.ready();
       const failover = await inject(sys);
       t.diagnostic(
