@@ -10,7 +10,6 @@ import {
   HEALTH,
   KUBE,
   LOGGER,
-  REDIS,
   METRICS,
   SHUTDOWN,
   exitAfterFlush,
@@ -19,7 +18,7 @@ import {
   type KubeConnection,
   type ShutdownCoordinator,
 } from '#runtime';
-import { WorkQueue, type RedisClient } from '#queue';
+import { WorkQueue } from '#queue';
 import { reconcilerConfig } from '#reconciler';
 import { RedisSnapshotStore } from '#snapshot';
 
@@ -40,7 +39,6 @@ export class WatchLoop implements OnApplicationBootstrap {
     @Inject(METRICS) metrics: OperatorMetrics,
     @Inject(HEALTH) health: HealthRegistry,
     @Inject(KUBE) kube: KubeConnection,
-    @Inject(REDIS) redis: RedisClient,
     @Inject(SHUTDOWN) shutdown: ShutdownCoordinator,
   ) {
     const options = queueOptions(config, metrics.registry);
