@@ -1,11 +1,5 @@
 import type { BackupJob } from '#api';
-import {
-  gaugeFamilyHeader,
-  gaugeSampleLine,
-  linesText,
-  type GaugeSample,
-  type MetricsTextSource,
-} from '#observability';
+import { gaugeFamiliesText, type GaugeSample, type MetricsTextSource } from '#observability';
 import {
   BACKUP_RESULTS,
   backupJobState,
@@ -87,55 +81,27 @@ const FAMILIES: readonly FamilyOf[] = [
   ),
 ];
 
-/** One object's sample lines, per family, and the time until which they hold. */
-interface Rendered {
-  readonly lines: readonly (readonly string[])[];
-  /** Epoch ms when the next run passes and must be computed anew. */
-  readonly until: number;
-}
+/** Until when an object's state holds: only the next run depends on the clock. */
+const holdsUntil = (state: BackupJobState) => state.nextScheduledRun?.getTime() ?? Infinity;
 
-function render(state: BackupJobState): Rendered {
-  return {
-    lines: FAMILIES.map((f) => f.samples(state).map((sample) => gaugeSampleLine(f.name, sample))),
-    until: state.nextScheduledRun?.getTime() ?? Infinity,
-  };
-}
-
-/**
- * Per-BackupJob metrics from the watcher's informer cache, as kube-state-metrics computes its
- * metrics from objects: a deleted BackupJob's series are gone at the next scrape, and only the
- * leader (the one process with a cache) exports them.
- *
- * Each object's lines are rendered once and kept beside it, keyed by the object itself: the
- * informer replaces an object on every change, so a changed BackupJob is rendered anew and a
- * deleted one's lines go with it. Only the next run depends on the clock, and it holds until it
- * passes. A scrape of tens of thousands of BackupJobs is thus a concatenation rather than a
- * schedule evaluation and schema check per object, which would hold the leader's event loop (and
- * its Lease renewal) for as long as it took.
- */
 export function backupJobMetrics(options: BackupJobMetricsOptions): MetricsTextSource {
   const clock = options.clock ?? (() => new Date());
-  const rendered = new WeakMap<BackupJob, Rendered>();
+  const states = new WeakMap<BackupJob, BackupJobState>();
   return async () => {
     const objects = options.backupJobs();
     if (!objects) return '';
     const now = clock();
-    const all: Rendered[] = [];
+    const all: BackupJobState[] = [];
     for (const bj of objects) {
-      let r = rendered.get(bj);
-      if (!r || now.getTime() >= r.until) {
-        r = render(backupJobState(bj, now, options.config));
-        rendered.set(bj, r);
+      let state = states.get(bj);
+      if (!state || now.getTime() >= holdsUntil(state)) {
+        state = backupJobState(bj, now, options.config);
+        states.set(bj, state);
       }
-      all.push(r);
+      all.push(state);
     }
-    const lines: string[] = [];
-    for (const [i, family] of FAMILIES.entries()) {
-      // A family without samples is left out, header and all, as gaugeFamiliesText does.
-      if (!all.some((r) => r.lines[i]!.length > 0)) continue;
-      lines.push(...gaugeFamilyHeader(family.name, family.help));
-      for (const r of all) for (const line of r.lines[i]!) lines.push(line);
-    }
-    return linesText(lines);
+    return gaugeFamiliesText(
+      FAMILIES.map((f) => ({ name: f.name, help: f.help, samples: all.flatMap(f.samples) })),
+    );
   };
 }

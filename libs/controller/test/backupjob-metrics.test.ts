@@ -86,7 +86,7 @@ describe('backupJobMetrics', () => {
     assert.ok(text.endsWith('\n'));
   });
 
-  test('the next run moves on once it has passed, while the other lines are kept', async () => {
+  test('the next run moves on once it has passed, while the other values hold', async () => {
     const objects = [backupJob('hourly', '@hourly'), backupJob('daily', '10 2 * * *')];
     let now = T0;
     const scrape = backupJobMetrics({ backupJobs: () => objects, config, clock: () => now });

@@ -13,8 +13,12 @@ export interface GaugeFamily {
 
 /** Prometheus text format 0.0.4: backslash, double quote and newline are escaped in label values. */
 function labelValue(value: string): string {
+  // Most values need no escape; the test spares three replacements on every line of a scrape.
+  if (!NEEDS_ESCAPE.test(value)) return value;
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
+
+const NEEDS_ESCAPE = /[\\"\n]/;
 
 function helpText(help: string): string {
   return help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
@@ -28,20 +32,19 @@ function sampleValue(value: number): string {
 }
 
 /** `# HELP` and `# TYPE` lines of a gauge family. */
-export function gaugeFamilyHeader(name: string, help: string): string[] {
+function gaugeFamilyHeader(name: string, help: string): string[] {
   return [`# HELP ${name} ${helpText(help)}`, `# TYPE ${name} gauge`];
 }
 
 /** One sample line, `name{label="value",…} value`. */
-export function gaugeSampleLine(name: string, { labels, value }: GaugeSample): string {
-  const set = Object.entries(labels)
-    .map(([key, v]) => `${key}="${labelValue(v)}"`)
-    .join(',');
+function gaugeSampleLine(name: string, { labels, value }: GaugeSample): string {
+  let set = '';
+  for (const key in labels) set += `${set && ','}${key}="${labelValue(labels[key] as string)}"`;
   return `${name}${set ? `{${set}}` : ''} ${sampleValue(value)}`;
 }
 
 /** Lines joined into an exposition: empty, or newline-terminated. */
-export function linesText(lines: readonly string[]): string {
+function linesText(lines: readonly string[]): string {
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
 
