@@ -1,4 +1,5 @@
 import type { KubeObject, ManagedFieldsEntry, ObjectMeta } from '#kube';
+import { JsonText } from './json-text.js';
 
 /**
  * Cache transforms (controller-runtime's TransformFunc). The watcher's caches hold what two
@@ -6,7 +7,7 @@ import type { KubeObject, ManagedFieldsEntry, ObjectMeta } from '#kube';
  * reconciler, which reads the objects from the snapshots built out of these caches (specs,
  * statuses). Everything else (managedFields' field sets, the last-applied annotation, a Job's
  * pod template, a CronJob's list of active Jobs) is dropped, so memory here and in Redis does not
- * depend on what the server sent.
+ * depend on what the server sent. What only the snapshots read, a CronJob's spec, is kept as text.
  */
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -52,11 +53,15 @@ export function stripBackupJob(obj: KubeObject): KubeObject {
   return keep(obj, { spec: field(obj, 'spec'), status: field(obj, 'status') });
 }
 
-/** For CronJobs: the spec (the owned fields are compared) and the last schedule time. */
+/**
+ * For CronJobs: the spec (the reconciler compares the owned fields; nothing in the watcher reads
+ * it, so it stays JSON text) and the last schedule time.
+ */
 export function stripCronJob(obj: KubeObject): KubeObject {
   const status = field(obj, 'status');
+  const spec = field(obj, 'spec');
   return keep(obj, {
-    spec: field(obj, 'spec'),
+    spec: spec && new JsonText(spec),
     status: status && { lastScheduleTime: status.lastScheduleTime },
   });
 }
