@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { API_VERSION, KIND, type BackupJob } from '#api';
 import { reconcilerConfig } from '#reconciler';
-import { backupJobMetrics } from '../src/index.js';
+import { backupJobMetrics, type BackupJobMetricsOptions } from '../src/index.js';
 
 const config = reconcilerConfig({ defaultImage: 'registry.example.com/backup:1.0' });
 const T0 = new Date('2026-05-29T00:00:00Z');
@@ -37,9 +37,18 @@ const ready = (at: Date): BackupJob['status'] => ({
   ],
 });
 
-/** What a scrape with nothing rendered before says: the reference for a scrape that reuses lines. */
+/** The metrics as a scraper reads them: the chunks, in order, as one text. */
+function scraper(options: BackupJobMetricsOptions): () => Promise<string> {
+  const source = backupJobMetrics(options);
+  return async () => {
+    const out = await source();
+    return typeof out === 'string' ? out : [...out].join('');
+  };
+}
+
+/** What a scrape with nothing computed before says: the reference for a scrape that reuses state. */
 const fromScratch = (objects: readonly BackupJob[], now: Date) =>
-  backupJobMetrics({ backupJobs: () => objects, config, clock: () => now })();
+  scraper({ backupJobs: () => objects, config, clock: () => now })();
 
 const nextRunOf = (text: string, name: string) =>
   text
@@ -89,7 +98,7 @@ describe('backupJobMetrics', () => {
   test('the next run moves on once it has passed, while the other values hold', async () => {
     const objects = [backupJob('hourly', '@hourly'), backupJob('daily', '10 2 * * *')];
     let now = T0;
-    const scrape = backupJobMetrics({ backupJobs: () => objects, config, clock: () => now });
+    const scrape = scraper({ backupJobs: () => objects, config, clock: () => now });
     const first = await scrape();
     assert.equal(nextRunOf(first, 'hourly'), String(Date.parse('2026-05-29T01:00:00Z') / 1000));
     now = new Date('2026-05-29T01:00:00Z');
@@ -101,7 +110,7 @@ describe('backupJobMetrics', () => {
 
   test('a changed BackupJob (a new object in the cache) is rendered anew; a deleted one is gone', async () => {
     let objects = [backupJob('a', '@daily'), backupJob('b', '@daily')];
-    const scrape = backupJobMetrics({ backupJobs: () => objects, config, clock: () => T0 });
+    const scrape = scraper({ backupJobs: () => objects, config, clock: () => T0 });
     assert.match(await scrape(), /^backupjob_ready\{namespace="ops",name="a"\} 0$/m);
     objects = [backupJob('a', '@daily', ready(T0))];
     const text = await scrape();
@@ -111,7 +120,7 @@ describe('backupJobMetrics', () => {
   });
 
   test('no cache (a standby) exports nothing; an empty cache exports no family', async () => {
-    assert.equal(await backupJobMetrics({ backupJobs: () => undefined, config })(), '');
-    assert.equal(await backupJobMetrics({ backupJobs: () => [], config })(), '');
+    assert.equal(await scraper({ backupJobs: () => undefined, config })(), '');
+    assert.equal(await scraper({ backupJobs: () => [], config })(), '');
   });
 });

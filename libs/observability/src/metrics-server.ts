@@ -43,11 +43,13 @@ export async function serveMetrics(
     try {
       const decision = secure ? await secure.decide(req.headers.authorization) : 200;
       if (decision !== 200) return text(res, decision, REFUSED[decision]);
-      res
-        .writeHead(200, { 'content-type': registry.contentType })
-        .end(await exposition(registry, textSources));
+      const parts = await exposition(registry, textSources);
+      res.writeHead(200, { 'content-type': registry.contentType });
+      await writeChunks(res, parts);
     } catch (err) {
-      text(res, 500, `${String(err)}\n`);
+      // Once the first chunk is out, the status is sent: cut the response short instead.
+      if (res.headersSent) res.destroy(err as Error);
+      else text(res, 500, `${String(err)}\n`);
     }
   };
   const handler = (req: IncomingMessage, res: ServerResponse) => void scrape(req, res);
@@ -82,14 +84,38 @@ export function listenOn(server: Server, port: number, host: string): Promise<vo
 async function exposition(
   registry: Registry,
   textSources: ReadonlySet<MetricsTextSource>,
-): Promise<string> {
+): Promise<Iterable<string>[]> {
   const [own, ...extra] = await Promise.all([
     registry.metrics(),
     ...[...textSources].map((source) => source().catch(() => '')),
   ]);
-  return [own, ...extra.filter((text) => text !== '')]
-    .map((text) => (text.endsWith('\n') ? text : `${text}\n`))
-    .join('');
+  return [own, ...extra].map((text) =>
+    typeof text !== 'string' ? text : text === '' || text.endsWith('\n') ? [text] : [`${text}\n`],
+  );
+}
+
+/**
+ * Writes chunk by chunk, waiting for the socket to drain when its buffer is full, so a large
+ * exposition is never held whole, as text or as buffered output. Stops if the scraper went away.
+ */
+async function writeChunks(res: ServerResponse, parts: readonly Iterable<string>[]): Promise<void> {
+  for (const part of parts) {
+    for (const chunk of part) {
+      if (res.destroyed) return;
+      if (chunk !== '' && !res.write(chunk)) await drained(res);
+    }
+  }
+  res.end();
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
 }
 
 export async function closeServer(server: Server): Promise<void> {

@@ -189,9 +189,10 @@ export class RestClientMetrics {
 /** Every metric this library defines, on one registry. Queue metrics live in the queue library. */
 /**
  * Prometheus text made outside prom-client (BullMQ's `exportPrometheusMetrics()`), appended to
- * /metrics after the registry's own metrics.
+ * /metrics after the registry's own metrics: one text, or newline-terminated chunks that are
+ * written to the scraper as they are made (see gaugeFamilyChunks).
  */
-export type MetricsTextSource = () => Promise<string>;
+export type MetricsTextSource = () => Promise<string | Iterable<string>>;
 
 export interface OperatorMetrics {
   readonly registry: Registry;

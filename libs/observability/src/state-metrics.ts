@@ -8,8 +8,12 @@ export interface GaugeSample {
 export interface GaugeFamily {
   readonly name: string;
   readonly help: string;
-  readonly samples: readonly GaugeSample[];
+  /** May be produced as they are read, so a large family is never held whole. */
+  readonly samples: Iterable<GaugeSample>;
 }
+
+/** Lines per chunk of a streamed exposition: large enough that writes are few, small enough to be cheap to hold. */
+const CHUNK_LINES = 1000;
 
 /** Prometheus text format 0.0.4: backslash, double quote and newline are escaped in label values. */
 function labelValue(value: string): string {
@@ -49,16 +53,30 @@ function linesText(lines: readonly string[]): string {
 }
 
 /**
- * Gauge families in the Prometheus text format, for a MetricsTextSource. A family with no
+ * Gauge families in the Prometheus text format, in newline-terminated chunks of at most
+ * CHUNK_LINES lines, made as they are read: a source with tens of thousands of series is written
+ * to the scraper chunk by chunk instead of being built as one text first. A family with no
  * samples is left out entirely, so a process with nothing to say (a standby) exports no series
  * and no empty family.
  */
-export function gaugeFamiliesText(families: readonly GaugeFamily[]): string {
-  const lines: string[] = [];
+export function* gaugeFamilyChunks(families: Iterable<GaugeFamily>): Generator<string> {
+  let lines: string[] = [];
   for (const family of families) {
-    if (family.samples.length === 0) continue;
-    lines.push(...gaugeFamilyHeader(family.name, family.help));
-    for (const sample of family.samples) lines.push(gaugeSampleLine(family.name, sample));
+    let headed = false;
+    for (const sample of family.samples) {
+      if (!headed) lines.push(...gaugeFamilyHeader(family.name, family.help));
+      headed = true;
+      lines.push(gaugeSampleLine(family.name, sample));
+      if (lines.length >= CHUNK_LINES) {
+        yield linesText(lines);
+        lines = [];
+      }
+    }
   }
-  return linesText(lines);
+  if (lines.length > 0) yield linesText(lines);
+}
+
+/** Gauge families as one text (see gaugeFamilyChunks), for sources that are small. */
+export function gaugeFamiliesText(families: Iterable<GaugeFamily>): string {
+  return [...gaugeFamilyChunks(families)].join('');
 }

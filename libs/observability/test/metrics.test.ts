@@ -143,13 +143,20 @@ describe('registry', () => {
 });
 
 describe('serveMetrics', () => {
-  test('appends the text sources after the registry and leaves a failing source out', async () => {
+  test('appends the text sources after the registry, chunked ones in order, and leaves a failing source out', async () => {
     const metrics = createOperatorMetrics(createRegistry({ defaultMetrics: false }));
     metrics.leaderElection.set('lease-x', true);
     metrics.textSources.add(
       async () => '# TYPE bullmq_job_count gauge\nbullmq_job_count{queue="q-0",state="wait"} 3',
     );
     metrics.textSources.add(() => Promise.reject(new Error('Redis is unreachable')));
+    const lines = Array.from({ length: 3000 }, (_, i) => `backupjob_ready{name="bj-${i}"} 1\n`);
+    metrics.textSources.add(async () =>
+      (function* () {
+        yield '# TYPE backupjob_ready gauge\n';
+        for (let i = 0; i < lines.length; i += 1000) yield lines.slice(i, i + 1000).join('');
+      })(),
+    );
     const server = await serveMetrics(
       metrics.registry,
       0,
@@ -162,6 +169,7 @@ describe('serveMetrics', () => {
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       assert.equal(sample(text, 'leader_election_master_status{name="lease-x"}'), 1);
       assert.equal(sample(text, 'bullmq_job_count{queue="q-0",state="wait"}'), 3);
+      assert.ok(text.endsWith(`# TYPE backupjob_ready gauge\n${lines.join('')}`));
     } finally {
       await closeServer(server);
     }
