@@ -1,5 +1,6 @@
 import type { KubeObject, ManagedFieldsEntry, ObjectMeta } from '#kube';
-import { JsonText } from './json-text.js';
+import { Interner } from './intern.js';
+import { JsonPacker, PackedJson } from './packed-json.js';
 
 /**
  * Cache transforms (controller-runtime's TransformFunc). The watcher's caches hold what two
@@ -7,12 +8,15 @@ import { JsonText } from './json-text.js';
  * reconciler, which reads the objects from the snapshots built out of these caches (specs,
  * statuses). Everything else (managedFields' field sets, the last-applied annotation, a Job's
  * pod template, a CronJob's list of active Jobs) is dropped, so memory here and in Redis does not
- * depend on what the server sent. What only the snapshots read, a CronJob's spec, is kept as text.
+ * depend on what the server sent. What only the snapshots read, a CronJob's spec, is kept packed.
  */
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 type Fields = Record<string, unknown>;
+
+const cronJobSpecs = new JsonPacker();
+const shared = new Interner();
 
 function slimMeta(meta: ObjectMeta): ObjectMeta {
   const annotations = meta.annotations;
@@ -30,7 +34,11 @@ function slimMeta(meta: ObjectMeta): ObjectMeta {
         ? withoutKey(annotations, LAST_APPLIED)
         : annotations,
     finalizers: meta.finalizers,
-    ownerReferences: meta.ownerReferences,
+    ownerReferences: meta.ownerReferences?.map((ref) => ({
+      ...ref,
+      apiVersion: shared.intern(ref.apiVersion),
+      kind: shared.intern(ref.kind),
+    })),
   };
 }
 
@@ -55,13 +63,13 @@ export function stripBackupJob(obj: KubeObject): KubeObject {
 
 /**
  * For CronJobs: the spec (the reconciler compares the owned fields; nothing in the watcher reads
- * it, so it stays JSON text) and the last schedule time.
+ * it, so it stays packed) and the last schedule time.
  */
 export function stripCronJob(obj: KubeObject): KubeObject {
   const status = field(obj, 'status');
   const spec = field(obj, 'spec');
   return keep(obj, {
-    spec: spec && new JsonText(spec),
+    spec: spec && new PackedJson(spec, cronJobSpecs),
     status: status && { lastScheduleTime: status.lastScheduleTime },
   });
 }
@@ -93,9 +101,9 @@ export function withoutWriters(obj: KubeObject): KubeObject {
 /** managedFields entries without their field sets: who wrote, how, to which subresource, when. */
 function writers(obj: KubeObject): ManagedFieldsEntry[] | undefined {
   return obj.metadata.managedFields?.map((entry) => ({
-    manager: entry.manager,
-    operation: entry.operation,
-    subresource: entry.subresource,
+    manager: shared.intern(entry.manager),
+    operation: shared.intern(entry.operation),
+    subresource: shared.intern(entry.subresource),
     time: entry.time,
   }));
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { KubeObject } from '#kube';
-import { JsonText } from '../src/json-text.js';
+import { JsonPacker, PackedJson } from '../src/packed-json.js';
 import { stripCronJob, withoutWriters } from '../src/transform.js';
 
 const spec = {
@@ -31,9 +31,9 @@ const cronJob: KubeObject = {
 } as unknown as KubeObject;
 
 describe('cache transforms', () => {
-  test('a CronJob’s spec is cached as text and serializes as the server sent it', () => {
+  test('a CronJob’s spec is cached packed and serializes as the server sent it', () => {
     const cached = stripCronJob(structuredClone(cronJob));
-    assert.ok((cached as unknown as { spec: unknown }).spec instanceof JsonText);
+    assert.ok((cached as unknown as { spec: unknown }).spec instanceof PackedJson);
     const stored = JSON.parse(JSON.stringify(withoutWriters(cached))) as Record<string, unknown>;
     assert.deepEqual(stored, {
       apiVersion: 'batch/v1',
@@ -48,5 +48,24 @@ describe('cache transforms', () => {
     const { spec: _spec, ...bare } = cronJob as unknown as Record<string, unknown>;
     const stored = JSON.parse(JSON.stringify(stripCronJob(bare as unknown as KubeObject)));
     assert.equal('spec' in stored, false);
+  });
+});
+
+describe('JsonPacker', () => {
+  test('every value unpacks to what was packed, alike or not', () => {
+    const packer = new JsonPacker();
+    const values = [spec, { ...spec, schedule: '0 * * * *' }, { other: [1, 'two', null] }, 'text'];
+    const packed = values.map((value) => packer.pack(value));
+    assert.deepEqual(
+      packed.map((p) => packer.unpack(p)),
+      values,
+    );
+  });
+
+  test('a value alike the first packs into a fraction of its text', () => {
+    const packer = new JsonPacker();
+    packer.pack(spec);
+    const alike = { ...spec, schedule: '20 3 * * *' };
+    assert.ok(packer.pack(alike).length * 4 < JSON.stringify(alike).length);
   });
 });
