@@ -56,9 +56,31 @@ function field(obj: KubeObject, name: string): Fields | undefined {
   return (obj as unknown as Fields)[name] as Fields | undefined;
 }
 
+/** A string that many objects repeat, kept once; anything else as it is. */
+const once = (value: unknown): unknown =>
+  typeof value === 'string' ? shared.intern(value) : value;
+
+/** A condition with its enumerated fields (type, status, reason) kept once across objects. */
+const condition = (c: unknown): unknown =>
+  c !== null && typeof c === 'object'
+    ? {
+        ...c,
+        type: once((c as Fields).type),
+        status: once((c as Fields).status),
+        reason: once((c as Fields).reason),
+      }
+    : c;
+
 /** For BackupJobs: the whole spec and status, which the reconciler reads and writes. */
 export function stripBackupJob(obj: KubeObject): KubeObject {
-  return keep(obj, { spec: field(obj, 'spec'), status: field(obj, 'status') });
+  const status = field(obj, 'status');
+  const conditions = status?.conditions;
+  return keep(obj, {
+    spec: field(obj, 'spec'),
+    status: Array.isArray(conditions)
+      ? { ...status, conditions: conditions.map(condition) }
+      : status,
+  });
 }
 
 /**
@@ -81,13 +103,15 @@ export function stripJob(obj: KubeObject): KubeObject {
     status: status && {
       startTime: status.startTime,
       completionTime: status.completionTime,
-      conditions: (status.conditions as Fields[] | undefined)?.map((c) => ({
-        type: c.type,
-        status: c.status,
-        reason: c.reason,
-        message: c.message,
-        lastTransitionTime: c.lastTransitionTime,
-      })),
+      conditions: (status.conditions as Fields[] | undefined)?.map((c) =>
+        condition({
+          type: c.type,
+          status: c.status,
+          reason: c.reason,
+          message: c.message,
+          lastTransitionTime: c.lastTransitionTime,
+        }),
+      ),
     },
   });
 }

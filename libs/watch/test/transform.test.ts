@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { KubeObject } from '#kube';
 import { JsonPacker, PackedJson } from '../src/packed-json.js';
-import { stripCronJob, withoutWriters } from '../src/transform.js';
+import { stripBackupJob, stripCronJob, withoutWriters } from '../src/transform.js';
 
 const spec = {
   schedule: '10 2 * * *',
@@ -42,6 +42,33 @@ describe('cache transforms', () => {
       spec,
       status: { lastScheduleTime: '2026-12-06T02:10:00Z' },
     });
+  });
+
+  test('a BackupJob’s spec and status serialize as the server sent them, odd conditions too', () => {
+    const status = {
+      ready: true,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'CronJobReady',
+          message: 'ok',
+          observedGeneration: 2,
+        },
+        { type: 'BackupSucceeded', status: 'Unknown' },
+        null,
+        'not a condition',
+      ],
+    };
+    const backupJob = {
+      apiVersion: 'ops.example.com/v1alpha1',
+      kind: 'BackupJob',
+      metadata: { name: 'nightly', namespace: 'ops' },
+      spec: { target: 'db', schedule: '10 2 * * *', retentionDays: 7 },
+      status,
+    } as unknown as KubeObject;
+    const stored = JSON.parse(JSON.stringify(withoutWriters(stripBackupJob(backupJob))));
+    assert.deepEqual(stored, backupJob);
   });
 
   test('a CronJob without a spec stays without one', () => {
