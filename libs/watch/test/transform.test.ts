@@ -79,9 +79,15 @@ describe('cache transforms', () => {
 });
 
 describe('JsonPacker', () => {
-  test('every value unpacks to what was packed, alike or not', () => {
+  test('every value unpacks to what was packed, alike or not, any characters', () => {
     const packer = new JsonPacker();
-    const values = [spec, { ...spec, schedule: '0 * * * *' }, { other: [1, 'two', null] }, 'text'];
+    const values = [
+      spec,
+      { ...spec, schedule: '0 * * * *' },
+      { other: [1, 'two', null] },
+      'text',
+      { note: 'sauvegarde ✓ 備份' },
+    ];
     const packed = values.map((value) => packer.pack(value));
     assert.deepEqual(
       packed.map((p) => packer.unpack(p)),
