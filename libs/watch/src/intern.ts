@@ -10,6 +10,11 @@ export class Interner {
 
   constructor(private readonly limit = 1000) {}
 
+  /** How many distinct values are kept. */
+  get size(): number {
+    return this.values.size;
+  }
+
   intern<T extends string | undefined>(value: T): T {
     if (value === undefined) return value;
     const known = this.values.get(value);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { KubeObject } from '#kube';
+import { Interner } from '../src/intern.js';
 import { JsonPacker, PackedJson } from '../src/packed-json.js';
 import { stripBackupJob, stripCronJob, withoutWriters } from '../src/transform.js';
 
@@ -100,5 +101,18 @@ describe('JsonPacker', () => {
     packer.pack(spec);
     const alike = { ...spec, schedule: '20 3 * * *' };
     assert.ok(packer.pack(alike).length * 4 < JSON.stringify(alike).length);
+  });
+});
+
+describe('Interner', () => {
+  test('gives back every value as it was and keeps at most its limit of distinct ones', () => {
+    const interner = new Interner(3);
+    const values = ['manager-0', 'manager-1', 'manager-0', 'manager-2', 'manager-3', 'manager-4'];
+    assert.deepEqual(
+      values.map((value) => interner.intern(value)),
+      values,
+    );
+    assert.equal(interner.intern(undefined), undefined);
+    assert.equal(interner.size, 3);
   });
 });
