@@ -20,7 +20,7 @@ import {
 } from '#runtime';
 import { QueueConsumer, type RedisClient } from '#queue';
 import { defaultReconcilerConfig, reconcilerConfig } from '#reconciler';
-import { RedisSnapshotStore } from '#snapshot';
+import { configFingerprint, RedisConvergedMarks, RedisSnapshotStore } from '#snapshot';
 
 /**
  * Wires the queue consumer to the BackupJob controller: keys from this worker's shards go to
@@ -31,6 +31,8 @@ import { RedisSnapshotStore } from '#snapshot';
 export class ReconcileLoop implements OnApplicationBootstrap {
   private readonly consumer: QueueConsumer;
   private readonly reconcileKey: ReconcileKey;
+  private readonly converged: RedisConvergedMarks;
+  private readonly configFingerprint: string;
 
   constructor(
     @Inject(CONFIG) private readonly config: WorkerConfig,
@@ -42,21 +44,22 @@ export class ReconcileLoop implements OnApplicationBootstrap {
   ) {
     const options = queueOptions(config, metrics.registry);
     const snapshots = new RedisSnapshotStore(redis, options);
+    this.converged = new RedisConvergedMarks(redis, options);
+    const reconciler = reconcilerConfig({
+      defaultImage: config.backupImage,
+      allowedImages: config.allowedImages,
+      grantRecheckMs: config.grantRecheckMs,
+      // A refused BackupJob is looked at no less often than a granted one.
+      refusedRecheckMs: Math.min(defaultReconcilerConfig.refusedRecheckMs, config.grantRecheckMs),
+    });
+    this.configFingerprint = configFingerprint(reconciler);
     const recorder = metrics.controller.forController('backupjob', config.concurrency);
     const reconcileKey = instrumentReconcileKey(
       createReconcileKey({
         kubeConfig: kube.kubeConfig,
         snapshots,
-        config: reconcilerConfig({
-          defaultImage: config.backupImage,
-          allowedImages: config.allowedImages,
-          grantRecheckMs: config.grantRecheckMs,
-          // A refused BackupJob is looked at no less often than a granted one.
-          refusedRecheckMs: Math.min(
-            defaultReconcilerConfig.refusedRecheckMs,
-            config.grantRecheckMs,
-          ),
-        }),
+        converged: this.converged,
+        config: reconciler,
         grantCacheTtlMs: config.grantCacheTtlMs,
         logger,
         reportingInstance: config.podName,
@@ -91,6 +94,12 @@ export class ReconcileLoop implements OnApplicationBootstrap {
       concurrency: this.config.concurrency,
       handler: this.reconcileKey,
       name: this.config.podName,
+    });
+    // Marks made under another configuration stop counting as converged from now on.
+    this.converged.publishConfig(this.configFingerprint).catch((err: unknown) => {
+      this.logger.warn('could not publish the reconciler configuration; the first mark will', {
+        err,
+      });
     });
     this.logger.info('consuming keys', {
       shards: this.config.shards.length,

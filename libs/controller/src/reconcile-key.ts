@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig, V1CronJob, V1Job } from '@kubernetes/client-node';
 import type { BackupJob } from '#api';
-import type { SnapshotReader } from '#snapshot';
+import {
+  configFingerprint,
+  worldFingerprint,
+  type ConvergedMarks,
+  type SnapshotReader,
+} from '#snapshot';
 import { Logger } from '#observability';
 import { TerminalError, type HandlerResult } from '#queue';
 import {
@@ -33,6 +38,11 @@ export interface ReconcileKeyOptions {
    * API read. Without it every run reads the BackupJob and its children from the API server.
    */
   readonly snapshots?: SnapshotReader;
+  /**
+   * Where a run from a snapshot that wrote nothing records so, for the watcher's resync to skip
+   * the key until its RequeueAfter is due or something changes.
+   */
+  readonly converged?: Pick<ConvergedMarks, 'record'>;
   readonly config: ReconcilerConfig;
   readonly logger?: Logger;
   /** The real clock unless a test needs another. */
@@ -66,6 +76,8 @@ interface World {
   readonly cronJob: V1CronJob | undefined;
   readonly jobs: readonly V1Job[];
   readonly grants?: readonly Grant[];
+  /** The snapshot's worldFingerprint, when the world was read from one. */
+  readonly fingerprint?: string;
 }
 
 type ReadWorld = (namespace: string, name: string) => Promise<World>;
@@ -84,6 +96,7 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
 
   const grants = new GrantReviewer({ ttlMs: options.grantCacheTtlMs });
   const snapshots = options.snapshots;
+  const config = configFingerprint(options.config);
   return async (key: string, run: RunOptions = {}): Promise<HandlerResult> => {
     const { namespace, name } = parseKey(key);
     // controller-runtime's reconcileID: ties together every line of one run of one key.
@@ -94,10 +107,30 @@ export function createReconcileKey(options: ReconcileKeyOptions): ReconcileKey {
     const fromApi: ReadWorld = (ns, n) => readWorld(scoped, ns, n);
     const attempt = async (read: ReadWorld): Promise<Result> => {
       const world = await withGrants(scoped, grants, namespace, await readStep(read));
-      const output = reconcile({ ...world, now: clock(), config: options.config });
+      const now = clock();
+      const output = reconcile({ ...world, now, config: options.config });
       const writes = await executor.run(output.actions, world.backupJob, run.signal);
       log.debug('reconciled', { writes, result: output.result.kind });
-      return output.result;
+      const { result } = output;
+      // Grants are answers from outside the snapshot, so only a world without any is proven.
+      if (
+        options.converged &&
+        world.fingerprint !== undefined &&
+        world.grants === undefined &&
+        output.actions.length === 0 &&
+        result.kind === 'requeueAfter'
+      ) {
+        const mark = {
+          fingerprint: world.fingerprint,
+          config,
+          until: now.getTime() + result.delayMs,
+        };
+        // Off the run's path: a mark not recorded only costs the key a run at the next resync.
+        options.converged.record(key, mark).catch((err: unknown) => {
+          log.debug('could not record the key as converged', { err });
+        });
+      }
+      return result;
     };
     const readStep = async (read: ReadWorld): Promise<World> => {
       try {
@@ -143,6 +176,7 @@ async function readSnapshot(
     backupJob: snapshot.backupJob as unknown as BackupJob,
     cronJob: snapshot.cronJob as V1CronJob | undefined,
     jobs: snapshot.jobs as V1Job[],
+    fingerprint: worldFingerprint(snapshot),
   };
 }
 

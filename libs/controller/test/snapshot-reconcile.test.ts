@@ -5,7 +5,15 @@ import type { V1Job } from '@kubernetes/client-node';
 import type { KubeObject } from '#kube';
 import { Logger } from '#observability';
 import { cronJobName } from '#reconciler';
-import type { WorldSnapshot } from '#snapshot';
+import { shardOf } from '#queue';
+import {
+  configFingerprint,
+  convergedMarksKey,
+  decodeMark,
+  RedisConvergedMarks,
+  worldFingerprint,
+  type WorldSnapshot,
+} from '#snapshot';
 import { stripBackupJob, stripCronJob, stripJob, withoutWriters } from '#watch';
 import { RedisSnapshotStore } from '#snapshot';
 import { startRedisServer, type RedisServer } from '#testing';
@@ -153,5 +161,54 @@ describe('reconciling from the watcher’s snapshots', () => {
     assert.equal(getCronJob(h, cronJobName('taken'))?.spec?.schedule, '@yearly');
     const ready = getBackupJob(h, 'taken')?.status?.conditions?.find((c) => c.type === 'Ready');
     assert.equal(ready?.reason, 'CronJobConflict');
+  });
+
+  test('a run from a snapshot that wrote nothing records the key converged until its RequeueAfter; a run that wrote, or one that asked about grants, does not', async () => {
+    const marks = new RedisConvergedMarks(client, { name: 'test' });
+    const at = h.emu.core.clock.now();
+    const marking = createReconcileKey({
+      kubeConfig: h.kc,
+      config,
+      snapshots: store,
+      converged: marks,
+      clock: () => new Date(at),
+      logger: new Logger({ sink: () => undefined }),
+      reportingInstance: 'test-worker',
+    });
+    const markOf = async (name: string) => {
+      // Sent before the run returned, on this connection: a PING after it answers once it landed.
+      await client.ping();
+      const text = await client.hget(
+        convergedMarksKey('wq', 'test', shardOf(`${NAMESPACE}/${name}`, 16)),
+        `${NAMESPACE}/${name}`,
+      );
+      return text === null ? undefined : decodeMark(text);
+    };
+    for (const spec of [{}, { secretRef: { name: 'marked-credentials' } }]) {
+      const name = 'secretRef' in spec ? 'marked-granted' : 'marked';
+      createBackupJob(h, sample(name, spec));
+      await store.write([[`${NAMESPACE}/${name}`, snapshotNow(name)]]);
+      const first = await writesDuring(h.emu, () => marking(`${NAMESPACE}/${name}`));
+      assert.notDeepEqual(first, [], `${name}: the first run writes`);
+      assert.equal(await markOf(name), undefined, `${name}: a run that wrote proves nothing`);
+      const snapshot = snapshotNow(name);
+      await store.write([[`${NAMESPACE}/${name}`, snapshot]]);
+      let result: unknown;
+      const second = await writesDuring(h.emu, async () => {
+        result = await marking(`${NAMESPACE}/${name}`);
+      });
+      assert.deepEqual(second, [], `${name}: the second run writes nothing`);
+      const mark = await markOf(name);
+      if (name === 'marked-granted') {
+        assert.equal(mark, undefined, 'a world with grants is never proven');
+        continue;
+      }
+      const requeueAfter = (result as { requeueAfter: number }).requeueAfter;
+      assert.deepEqual(mark, {
+        fingerprint: worldFingerprint(snapshot),
+        config: configFingerprint(config),
+        until: at + requeueAfter,
+      });
+    }
   });
 });

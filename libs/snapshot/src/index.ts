@@ -3,3 +3,5 @@
 // a controller's client reads), shared between processes, with writes fenced by leader term.
 export * from './redis-snapshot-store.js';
 export * from './snapshot.js';
+export * from './converged.js';
+export * from './redis-converged-marks.js';

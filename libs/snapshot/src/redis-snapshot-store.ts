@@ -1,4 +1,5 @@
 import { Cluster } from 'ioredis';
+import { convergedMarksKey } from './redis-converged-marks.js';
 import type { SnapshotReader, SnapshotStore, WorldSnapshot } from './snapshot.js';
 import {
   FencedError,
@@ -14,8 +15,8 @@ const SCAN_COUNT = 1000;
 
 const writeSnapshot = new LuaScript(
   'writeSnapshot',
-  2,
-  new URL('./commands/writeSnapshot-2.lua', import.meta.url),
+  3,
+  new URL('./commands/writeSnapshot-3.lua', import.meta.url),
 );
 
 /** The queue a store's snapshots sit beside: its prefix, name and shard count. */
@@ -32,7 +33,7 @@ type Entry = readonly [key: string, snapshot: WorldSnapshot | undefined];
  * worker reads one with a single GET and a write replaces it, never mixing two moments. Each
  * snapshot lives in its key's queue shard (the shard's hash tag), beside the shard's fence, so a
  * write can be checked against the leader's term in one script, and on a Redis Cluster a batch
- * goes out as one pipeline per shard.
+ * goes out as one pipeline per shard. A snapshot deleted takes its key's converged mark along.
  */
 export class RedisSnapshotStore implements SnapshotStore, SnapshotReader {
   private readonly prefix: string;
@@ -112,11 +113,16 @@ export class RedisSnapshotStore implements SnapshotStore, SnapshotReader {
           pipeline,
           shardKeys(this.prefix, this.name, shard).fence,
           this.redisKey(key),
+          convergedMarksKey(this.prefix, this.name, shard),
           term,
           json,
+          key,
         );
       } else if (snapshot) pipeline.set(this.redisKey(key), JSON.stringify(snapshot));
-      else pipeline.del(this.redisKey(key));
+      else
+        pipeline
+          .del(this.redisKey(key))
+          .hdel(convergedMarksKey(this.prefix, this.name, shard), key);
     }
     const replies = (await pipeline.exec()) ?? [];
     return replies.map(([err, reply]) => {
