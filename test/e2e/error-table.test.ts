@@ -298,28 +298,41 @@ test('Terminating stuck on a failing cleanup: reason in status and a Warning Eve
   assert.match(gone.stderr, /backupjobs.ops.example.com "cleanup-demo" not found/);
 });
 
-test('no hot loop: a converged system makes zero writes over two resyncs', async () => {
+test('no hot loop: a converged system makes zero writes; its resyncs skip the keys the workers proved converged', async () => {
   const names = ['orphan', 'rbac-demo'];
   for (const name of names) {
     await eventually(`${name} converged`, () => isConverged(sys, 'ops', name));
   }
   const mark = sys.emulator.log.mark();
   const from = worker.lines.length;
+  const watcherFrom = watcher.lines.length;
   const reconciles = (name: string) =>
     worker.lines
       .slice(from)
       .filter((l) => l.includes('"msg":"reconcile started"') && l.includes(`"key":"ops/${name}"`))
       .length;
+  const rechecks = () =>
+    watcher.lines
+      .slice(watcherFrom)
+      .filter((l) => l.includes('"msg":"rechecked unchanged keys"'))
+      .map((l) => JSON.parse(l) as { converged: number; sent: number });
+  // A key's first resync may still run it (its last run may have written); from then on its
+  // no-op run's mark proves it converged, and two resyncs in a row skip every key.
   await eventually(
-    'two resyncs to reconcile every key',
-    () => names.every((n) => reconciles(n) >= 2),
+    'two resyncs in a row to skip every key',
+    () =>
+      rechecks()
+        .slice(-2)
+        .filter((r) => r.converged === names.length && r.sent === 0).length === 2,
     30_000,
   );
   // Lease renewals are the watcher keeping its leadership, not reconcile output.
   const writes = operatorWrites(sys, mark).filter((r) => r.resource !== 'leases');
   capture(
-    'no hot loop: reconciles and writes',
-    `${names.map((n) => `${n}: ${reconciles(n)} reconciles`).join(', ')}; writes: ${writes.length}`,
+    'no hot loop: reconciles, resyncs and writes',
+    `${names.map((n) => `${n}: ${reconciles(n)} reconciles`).join(', ')}; resyncs: ${rechecks()
+      .map((r) => `${r.converged} skipped, ${r.sent} sent`)
+      .join(' | ')}; writes: ${writes.length}`,
   );
   assert.deepEqual(
     writes.map((r) => `${r.verb} ${r.resource}/${r.subresource} ${r.namespace}/${r.name}`),

@@ -20,7 +20,7 @@ import {
 } from '#runtime';
 import { WorkQueue } from '#queue';
 import { reconcilerConfig } from '#reconciler';
-import { RedisSnapshotStore } from '#snapshot';
+import { RedisConvergedMarks, RedisSnapshotStore } from '#snapshot';
 
 /**
  * Wires leader election, the informers, the snapshot store and the queue: while this process
@@ -61,6 +61,8 @@ export class WatchLoop implements OnApplicationBootstrap {
       controller: {
         queue,
         snapshots,
+        converged: new RedisConvergedMarks(queue.client, options),
+        onConvergedSkipped: (keys) => metrics.resync.skipped.inc(keys),
         namespaces: config.watchNamespaces,
         resyncPeriodMs: config.resyncPeriodMs,
       },

@@ -112,6 +112,7 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   /** Re-delivers every cached object as an unchanged update (client-go's resync). */
   resync(): void {
+    this.log.info('resync', { informer: this.name, objects: this.size });
     for (const object of this.list()) this.dispatch({ type: 'updated', old: object, object });
   }
 

@@ -158,6 +158,23 @@ export class LeaderElectionMetrics {
   }
 }
 
+/**
+ * `backupjob_operator_resync_skipped_total`: keys a resync (or a relist that brought nothing new)
+ * did not enqueue, since the workers' last run over the same objects and configuration wrote
+ * nothing and is not yet due again.
+ */
+export class ResyncMetrics {
+  readonly skipped: Counter;
+
+  constructor(registry: Registry) {
+    this.skipped = new Counter({
+      name: 'backupjob_operator_resync_skipped_total',
+      help: 'Keys a resync or an unchanged relist did not enqueue: the last run over the same objects and reconciler configuration wrote nothing and its RequeueAfter is not yet due.',
+      registers: [registry],
+    });
+  }
+}
+
 /** client-go's REST client metrics, fed by instrumentKubeConfig(). */
 export class RestClientMetrics {
   readonly requests: Counter<'code' | 'method' | 'host'>;
@@ -200,6 +217,7 @@ export interface OperatorMetrics {
   readonly controller: ControllerMetrics;
   readonly leaderElection: LeaderElectionMetrics;
   readonly restClient: RestClientMetrics;
+  readonly resync: ResyncMetrics;
 }
 
 export function createOperatorMetrics(registry: Registry = createRegistry()): OperatorMetrics {
@@ -209,5 +227,6 @@ export function createOperatorMetrics(registry: Registry = createRegistry()): Op
     controller: new ControllerMetrics(registry),
     leaderElection: new LeaderElectionMetrics(registry),
     restClient: new RestClientMetrics(registry),
+    resync: new ResyncMetrics(registry),
   };
 }

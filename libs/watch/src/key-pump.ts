@@ -37,6 +37,11 @@ export interface KeyPumpOptions {
   readonly batchSize?: number;
   /** How long a settling key must see no further change before it is sent (see settle()). */
   readonly settleMs?: number;
+  /**
+   * Of keys given to recheck(), those whose last run proved them converged, which are not sent.
+   * Without it, rechecked keys are sent at low priority like addLow's.
+   */
+  readonly converged?: (keys: readonly string[]) => Promise<ReadonlySet<string>>;
   /** The leader term every snapshot write and key add carries (see the queue's fence). */
   readonly term?: number;
   /** A newer term refused a write: the pump has stopped; this term's writes are over. */
@@ -60,11 +65,17 @@ export interface KeyPumpOptions {
  * Keys given to settle() (the operator's own writes coming back) wait locally until no further
  * change of theirs arrived for `settleMs`, then go out at low priority: one verifying run after all
  * of a run's writes are in the snapshot, rather than one racing the run's last write.
+ *
+ * Keys given to recheck() (a resync: nothing changed) come last: those `converged` names are
+ * dropped, the rest go out as addLow's do. A failed check keeps them all.
  */
 export class KeyPump {
   private readonly normal = new Set<string>();
   private readonly low = new Set<string>();
   private readonly dirty = new Set<string>();
+  private readonly rechecks = new Set<string>();
+  /** Rechecked keys since the rechecks last ran dry: proven converged, and sent on. */
+  private readonly rechecked = { converged: 0, sent: 0 };
   /** Settling keys → when they are due, in due order (every entry is re-inserted when pushed back). */
   private readonly settling = new Map<string, number>();
   private settleTimer: NodeJS.Timeout | undefined;
@@ -91,6 +102,7 @@ export class KeyPump {
     if (this.stopping.signal.aborted) return;
     this.touch(key);
     this.low.delete(key);
+    this.rechecks.delete(key);
     // The run this asks for reads a snapshot that holds whatever the key was settling for.
     this.settling.delete(key);
     this.normal.add(key);
@@ -104,6 +116,7 @@ export class KeyPump {
   settle(key: string): void {
     if (this.stopping.signal.aborted) return;
     this.touch(key);
+    this.rechecks.delete(key);
     if (this.normal.has(key) || this.low.has(key)) return;
     this.settling.delete(key);
     this.settling.set(key, performance.now() + this.settleMs);
@@ -113,7 +126,19 @@ export class KeyPump {
   addLow(key: string): void {
     if (this.stopping.signal.aborted) return;
     this.touch(key);
+    this.rechecks.delete(key);
     if (!this.normal.has(key)) this.low.add(key);
+  }
+
+  /**
+   * Nothing of the key changed (a resync): it is sent at low priority unless its last run proved
+   * it converged. A key already waiting to be sent or settling needs nothing more.
+   */
+  recheck(key: string): void {
+    if (this.stopping.signal.aborted) return;
+    if (this.normal.has(key) || this.low.has(key) || this.settling.has(key)) return;
+    this.rechecks.add(key);
+    this.wake?.();
   }
 
   /** The key's snapshot changed; it is rewritten without the key being sent. */
@@ -125,7 +150,14 @@ export class KeyPump {
 
   /** Keys and snapshots waiting, settling or being sent. */
   get pending(): number {
-    return this.normal.size + this.low.size + this.settling.size + this.dirty.size + this.sending;
+    return (
+      this.normal.size +
+      this.low.size +
+      this.settling.size +
+      this.dirty.size +
+      this.rechecks.size +
+      this.sending
+    );
   }
 
   start(): void {
@@ -140,6 +172,7 @@ export class KeyPump {
     this.stopping.abort();
     clearTimeout(this.settleTimer);
     this.settling.clear();
+    this.rechecks.clear();
     this.wake?.();
   }
 
@@ -175,6 +208,10 @@ export class KeyPump {
     while (!signal.aborted) {
       const [set, priority] =
         this.normal.size > 0 ? [this.normal, 'normal' as const] : [this.low, 'low' as const];
+      if (set.size === 0 && this.dirty.size === 0 && this.rechecks.size > 0) {
+        await this.sortRechecks();
+        continue;
+      }
       if (set.size === 0 && this.dirty.size === 0) {
         this.notifyIdle();
         await new Promise<void>((resolve) => (this.wake = resolve));
@@ -231,6 +268,29 @@ export class KeyPump {
       }
     }
     this.notifyIdle();
+  }
+
+  /** Sends on, as addLow's, the next batch of rechecked keys not proven converged. */
+  private async sortRechecks(): Promise<void> {
+    const batch = take(this.rechecks, this.batchSize);
+    this.sending = batch.length;
+    let converged: ReadonlySet<string> = new Set();
+    try {
+      converged = (await this.options.converged?.(batch)) ?? converged;
+    } catch (err) {
+      this.log.debug('could not read which keys are converged; sending them all', {
+        keys: batch.length,
+        ...errorFields(err),
+      });
+    }
+    this.sending = 0;
+    for (const key of batch) if (!converged.has(key)) this.addLow(key);
+    this.rechecked.converged += converged.size;
+    this.rechecked.sent += batch.length - converged.size;
+    if (this.rechecks.size > 0) return;
+    // One line per resync: how much of it the workers' marks spared the queue.
+    this.log.info('rechecked unchanged keys', { ...this.rechecked });
+    this.rechecked.converged = this.rechecked.sent = 0;
   }
 
   private async writeSnapshots(keys: readonly string[]): Promise<void> {

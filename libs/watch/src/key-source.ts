@@ -20,7 +20,12 @@ import {
 } from '#kube';
 import { isFencedError, type FencedError } from '#queue';
 import { cronJobName } from '#reconciler';
-import type { SnapshotStore, WorldSnapshot } from '#snapshot';
+import {
+  worldFingerprint,
+  type ConvergedMarks,
+  type SnapshotStore,
+  type WorldSnapshot,
+} from '#snapshot';
 import { backupJobKeyOfCronJob, backupJobKeyOfJob } from './handler.js';
 import { KeyPump, type KeySink } from './key-pump.js';
 import { OwnerIndex } from './owner-index.js';
@@ -36,6 +41,14 @@ export interface KeySourceOptions {
    * reconcile from; without one, workers read from the API server.
    */
   readonly snapshots?: SnapshotStore;
+  /**
+   * What the workers' runs proved converged: a resync (or a relist that brings nothing new) skips
+   * a key whose last run, over the objects the caches hold now and under the configuration the
+   * workers run now, wrote nothing and is not yet due again. Without it every such key is sent.
+   */
+  readonly converged?: Pick<ConvergedMarks, 'converged'>;
+  /** Counts the keys a resync skipped as converged (for a metric). */
+  readonly onConvergedSkipped?: (keys: number) => void;
   /** Namespaces to watch (one watch each per resource); empty → all namespaces. */
   readonly namespaces?: readonly string[];
   /**
@@ -74,8 +87,8 @@ const LAST_ROUND_GRACE_MS = 1000;
  * The watcher's controller (controller-runtime's For(BackupJob).Owns(CronJob).Owns(Job)): turns
  * every change of a BackupJob or of its children into the BackupJob's `namespace/name` key, after
  * rewriting its snapshot. Changes the predicates pass (anyone else's writes, deletions) go at
- * normal priority at once; initial lists, relists of unchanged objects and resyncs at low
- * priority; the operator's own writes settle first and then go at low priority, because a run may
+ * normal priority at once; initial lists at low priority; relists of unchanged objects and
+ * resyncs at low priority too, except keys the workers' marks prove converged; the operator's own writes settle first and then go at low priority, because a run may
  * have decided from a snapshot taken before such a write reached the caches (a lagging watch), and
  * only a run that sees the write can tell whether the object is still what the spec asks for.
  * Runs only while leading: create one per leadership term, stop it when the term ends.
@@ -103,6 +116,7 @@ export class KeySource {
       },
       snapshots:
         store && confirmedSnapshotWriter(store, options.queue, (key) => this.snapshot(key)),
+      converged: options.converged && ((keys) => this.provenConverged(keys)),
     });
     const common = {
       rest: options.rest,
@@ -201,6 +215,18 @@ export class KeySource {
    * BackupJob is gone, which deletes the snapshot, so a deleted object is never revived.
    */
   snapshot(key: string): WorldSnapshot | undefined {
+    const world = this.cached(key);
+    if (!world) return undefined;
+    const { backupJob, cronJob, jobs } = world;
+    return {
+      backupJob: withoutWriters(backupJob),
+      ...(cronJob && { cronJob: withoutWriters(cronJob) }),
+      jobs: jobs.map(withoutWriters),
+    };
+  }
+
+  /** The key's objects as the caches hold them (managedFields included). */
+  private cached(key: string): WorldSnapshot | undefined {
     const backupJob = this.backupJobs.get(key);
     if (!backupJob) return undefined;
     const { namespace, name } = splitKey(key);
@@ -208,13 +234,23 @@ export class KeySource {
     const jobs: KubeObject[] = [];
     for (const jobKey of this.jobsByOwner.children(key)) {
       const job = this.jobs.get(jobKey);
-      if (job) jobs.push(withoutWriters(job));
+      if (job) jobs.push(job);
     }
-    return {
-      backupJob: withoutWriters(backupJob),
-      ...(cronJob && { cronJob: withoutWriters(cronJob) }),
-      jobs,
-    };
+    return { backupJob, cronJob, jobs };
+  }
+
+  /** Of these keys, those the workers' marks prove converged over the caches as they are now. */
+  private async provenConverged(keys: readonly string[]): Promise<ReadonlySet<string>> {
+    const marks = this.options.converged;
+    if (!marks) return new Set();
+    const entries: [string, string][] = [];
+    for (const key of keys) {
+      const world = this.cached(key);
+      if (world) entries.push([key, worldFingerprint(world)]);
+    }
+    const converged = await marks.converged(entries, Date.now());
+    if (converged.size > 0) this.options.onConvergedSkipped?.(converged.size);
+    return converged;
   }
 
   /**
@@ -294,7 +330,7 @@ export class KeySource {
       onAdd: (obj, initial) =>
         initial ? this.enqueueLow(objectKey(obj)) : this.enqueue(objectKey(obj)),
       onUpdate: (old, obj) => {
-        if (!resourceVersionChanged(old, obj)) this.enqueueLow(objectKey(obj));
+        if (!resourceVersionChanged(old, obj)) this.recheck(objectKey(obj));
         else if (passes(old, obj)) this.enqueue(objectKey(obj));
         else this.settle(objectKey(obj));
       },
@@ -337,5 +373,9 @@ export class KeySource {
 
   private enqueueLow(key: string): void {
     if (!this.stopped) this.pump.addLow(key);
+  }
+
+  private recheck(key: string): void {
+    if (!this.stopped) this.pump.recheck(key);
   }
 }

@@ -115,3 +115,44 @@ test('a settle of a key already waiting to be sent adds nothing; stop drops sett
   assert.deepEqual(target.calls, [{ keys: ['ns/waiting'], priority: 'low' }]);
   assert.equal(pump.pending, 0);
 });
+
+test('rechecked keys: those proven converged are dropped, the rest go at low priority after every other key', async () => {
+  const target = sink();
+  const asked: string[][] = [];
+  const pump = new KeyPump({
+    sink: target,
+    converged: async (keys) => {
+      asked.push([...keys]);
+      return new Set(keys.filter((k) => k === 'ns/proven'));
+    },
+  });
+  pump.recheck('ns/proven');
+  pump.recheck('ns/unproven');
+  pump.recheck('ns/waiting');
+  pump.addLow('ns/waiting');
+  pump.add('ns/changed');
+  pump.recheck('ns/changed');
+  pump.start();
+  await pump.whenIdle();
+  pump.stop();
+  assert.deepEqual(asked, [['ns/proven', 'ns/unproven']]);
+  assert.deepEqual(target.calls, [
+    { keys: ['ns/changed'], priority: 'normal' },
+    { keys: ['ns/waiting'], priority: 'low' },
+    { keys: ['ns/unproven'], priority: 'low' },
+  ]);
+});
+
+test('rechecked keys are all sent when the check fails', async () => {
+  const target = sink();
+  const pump = new KeyPump({
+    sink: target,
+    converged: () => Promise.reject(new Error('connection refused')),
+  });
+  pump.recheck('ns/a');
+  pump.recheck('ns/b');
+  pump.start();
+  await pump.whenIdle();
+  pump.stop();
+  assert.deepEqual(target.calls, [{ keys: ['ns/a', 'ns/b'], priority: 'low' }]);
+});
