@@ -284,7 +284,8 @@ export class KeyPump {
       });
     }
     this.sending = 0;
-    for (const key of batch) if (!converged.has(key)) this.addLow(key);
+    // A key that began settling meanwhile is sent when it settled.
+    for (const key of batch) if (!converged.has(key) && !this.settling.has(key)) this.addLow(key);
     this.rechecked.converged += converged.size;
     this.rechecked.sent += batch.length - converged.size;
     if (this.rechecks.size > 0) return;

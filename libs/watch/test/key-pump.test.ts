@@ -156,3 +156,21 @@ test('rechecked keys are all sent when the check fails', async () => {
   pump.stop();
   assert.deepEqual(target.calls, [{ keys: ['ns/a', 'ns/b'], priority: 'low' }]);
 });
+
+test('a rechecked key that begins settling during its check is sent once, when it settled', async () => {
+  const target = sink();
+  let pump!: KeyPump;
+  pump = new KeyPump({
+    sink: target,
+    settleMs: 5,
+    converged: async () => {
+      pump.settle('ns/echo');
+      return new Set();
+    },
+  });
+  pump.recheck('ns/echo');
+  pump.start();
+  await pump.whenIdle();
+  pump.stop();
+  assert.deepEqual(target.calls, [{ keys: ['ns/echo'], priority: 'low' }]);
+});
