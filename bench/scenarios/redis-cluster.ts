@@ -130,7 +130,7 @@ export const redisClusterScenario: Scenario = {
       tables: [table],
       notes: [
         'All on one machine: the Cluster cannot be faster here, it shows what the cross-slot design costs (per-slot pipelines, per-key snapshot commands, a client per primary).',
-        "The cold start is timed from starting the Redis deployment, so it includes a Cluster's or Sentinel's own bootstrap (seconds); objects/s after start compares the modes. The resync is the watcher's periodic one (RESYNC_PERIOD as in the steady scenario), timed from its first reconcile; its commands per key include the idle wait before it.",
+        "The cold start is timed from starting the Redis deployment, so it includes a Cluster's or Sentinel's own bootstrap (seconds); objects/s after start compares the modes. The resync is the watcher’s periodic one (RESYNC_PERIOD as in the steady scenario), timed as there: from its log line until every key was reconciled or skipped as proven converged; its commands per key include the idle wait before it.",
         "Sentinel runs a primary with one replica: a consumer's claim of a key and a producer's adds wait for the replica's acknowledgement (WAIT) before they count, and the replica's CPU is counted; commands are the primary's.",
       ],
       raw: { runs },

@@ -31,8 +31,13 @@ export interface SteadyRun {
   readonly completed: boolean;
   /** Spawn → every key reconciled once: start-up, the initial list and the new leader's pass. */
   readonly firstPassSeconds: number;
-  /** The periodic resync of the running system: its first reconcile to its last. */
+  /**
+   * The periodic resync of the running system: from its log line (the timer fired) until every key
+   * was reconciled or, for the operator, proven converged by the workers' marks and skipped.
+   */
   readonly resyncSeconds: number;
+  /** Keys the resync skipped as proven converged (the operator's watcher; 0 for the baseline). */
+  readonly skipped: number;
   /** CPU seconds per process during the resync, and `operator` (all the system's processes). */
   readonly cpu: Record<string, number>;
   /** From the quiet system before the resync to the quiet system after it. */
@@ -76,13 +81,20 @@ export async function steady(
       }
       await sleep(countFrom - Date.now());
       const counted = await reconcileCount(sys);
-      const start = await awaitResync(sys, emu, counted, RESYNC_LEAD_MS + 600_000);
-      const ended = (await waitForReconciles(sys, counted + objects, 600_000, RESYNC_POLL_MS))
-        ? Date.now()
-        : Number.NaN;
+      const logged = sys.processes.map((p) => p.proc.lines.length);
+      const start = await awaitResync(sys, emu, logged, RESYNC_LEAD_MS + 600_000);
+      // The operator's watcher sends on only the keys its marks do not prove converged.
+      const rechecked =
+        spec.kind === 'baseline' ? undefined : await awaitRechecked(sys, logged, 600_000);
+      const toRun = rechecked ? rechecked.sent : objects;
+      const ran = await waitForReconciles(sys, counted + toRun, 600_000, RESYNC_POLL_MS);
+      const ended = !ran
+        ? Number.NaN
+        : toRun === 0 && rechecked
+          ? rechecked.at
+          : Math.max(Date.now(), rechecked?.at ?? 0);
       const end = await cpuNow(sys, emu);
-      const began =
-        spec.kind === 'baseline' ? baselineResyncLogged(sys) : (start?.at ?? Number.NaN);
+      const began = start?.at ?? Number.NaN;
       const cpu = cpuBetween(start?.cpu ?? {}, end.cpu);
       const completed = quiet && !Number.isNaN(ended) && (await waitQuiet(sys, 60_000, 1000));
       const after = await snapshot(sys, emu);
@@ -98,6 +110,7 @@ export async function steady(
         completed,
         firstPassSeconds,
         resyncSeconds: (ended - began) / 1000,
+        skipped: rechecked?.converged ?? 0,
         cpu,
         window,
         apiReads,
@@ -109,27 +122,59 @@ export async function steady(
 }
 
 /**
- * Waits for the resync's first reconcile and returns when it was seen, with CPU as it was two
- * polls before: the timer fired after that, and the work before the first reconcile ends (the
- * watcher's enqueueing) is in the window, at the price of up to two polls of idle CPU.
+ * Waits for the resync's log line (both systems log `resync` as the timer fires) and returns its
+ * time, with CPU as it was two polls before it was seen: the whole pass is in the window, at the
+ * price of up to two polls of idle CPU. The baseline answers no scrape while a pass of no-op
+ * reconciles runs (they never wait on I/O), so its log is the one clock both systems share.
  */
 async function awaitResync(
   sys: SystemUnderTest,
   emu: EmulatorHandle,
-  counted: number,
+  logged: readonly number[],
   timeoutMs: number,
 ): Promise<{ at: number; cpu: Record<string, number> } | undefined> {
   const deadline = Date.now() + timeoutMs;
   const readings = [(await cpuNow(sys, emu)).cpu];
   while (Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, RESYNC_POLL_MS));
+    await sleep(RESYNC_POLL_MS);
     readings.push((await cpuNow(sys, emu)).cpu);
-    if ((await reconcileCount(sys)) > counted) {
-      return { at: Date.now(), cpu: readings.at(-3) ?? readings[0]! };
-    }
+    const line = loggedSince(sys, logged, '"msg":"resync"');
+    if (line) return { at: timeOf(line), cpu: readings.at(-3) ?? readings[0]! };
   }
   return undefined;
 }
+
+/** The watcher's account of the resync once every rechecked key was skipped or sent on. */
+async function awaitRechecked(
+  sys: SystemUnderTest,
+  logged: readonly number[],
+  timeoutMs: number,
+): Promise<{ at: number; converged: number; sent: number } | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const line = loggedSince(sys, logged, '"msg":"rechecked unchanged keys"');
+    if (line) {
+      const { converged, sent } = JSON.parse(line) as { converged: number; sent: number };
+      return { at: timeOf(line), converged, sent };
+    }
+    await sleep(RESYNC_POLL_MS);
+  }
+  return undefined;
+}
+
+function loggedSince(
+  sys: SystemUnderTest,
+  logged: readonly number[],
+  text: string,
+): string | undefined {
+  for (const [i, p] of sys.processes.entries()) {
+    const line = p.proc.lines.slice(logged[i] ?? 0).find((l) => l.includes(text));
+    if (line) return line;
+  }
+  return undefined;
+}
+
+const timeOf = (line: string) => Date.parse((JSON.parse(line) as { time: string }).time);
 
 function cpuBetween(
   from: Record<string, number>,
@@ -144,27 +189,15 @@ function cpuBetween(
   return cpu;
 }
 
-/**
- * When the baseline's resync began, from its log line: its first reconcile cannot be polled, as
- * the process answers no scrape until a pass of no-op reconciles (no I/O to wait on) is over.
- */
-function baselineResyncLogged(sys: SystemUnderTest): number {
-  const lines = sys.processes[0]?.proc.lines ?? [];
-  for (const line of [...lines].reverse()) {
-    if (!line.includes('"msg":"resync"')) continue;
-    return Date.parse((JSON.parse(line) as { time: string }).time);
-  }
-  return Number.NaN;
-}
-
 const perKey = (n: number, r: SteadyRun) => round(n / r.objects, 3);
 
 /**
  * The watcher's environment for a timed resync: its RESYNC_PERIOD set to the size's period, as
- * `steady` waits for that pass (the default of 10 h would never come).
+ * `steady` waits for that pass (the default of 10 h would never come), and its info lines, which
+ * mark the pass's start and end (a handful per pass, none per key).
  */
 export function resyncingWatcherEnv(ctx: BenchContext): Record<string, string> {
-  return { RESYNC_PERIOD: `${ctx.size.steady.resyncPeriodSeconds}s` };
+  return { RESYNC_PERIOD: `${ctx.size.steady.resyncPeriodSeconds}s`, LOG_LEVEL: 'info' };
 }
 
 export const steadyScenario: Scenario = {
@@ -193,6 +226,7 @@ export const steadyScenario: Scenario = {
         { key: 'resync', label: 'resync took (s)' },
         { key: 'firstPass', label: 'first pass, start-up included (s)' },
         { key: 'reconciles', label: 'reconciles' },
+        { key: 'skipped', label: 'skipped as proven converged' },
         ...verbs.map((v) => ({ key: `v_${v}`, label: `${v}/key`, digits: 3 })),
         { key: 'writes', label: 'writes by reconciles' },
         { key: 'redis', label: 'Redis cmds/key (scripts)' },
@@ -207,6 +241,7 @@ export const steadyScenario: Scenario = {
           resync: round(r.resyncSeconds),
           firstPass: round(r.firstPassSeconds),
           reconciles: w.reconciles,
+          skipped: r.skipped,
           ...Object.fromEntries(verbs.map((v) => [`v_${v}`, perKey(w.requestsByVerb[v] ?? 0, r)])),
           writes: writes(w),
           redis: redis.total ? `${perKey(redis.total, r)} (${perKey(redis.scripts, r)})` : '–',
@@ -219,7 +254,7 @@ export const steadyScenario: Scenario = {
     const goals: Goal[] = runs.map((r) => ({
       goal: `zero writes on a no-op reconcile (${r.system}, ${r.latencyMs} ms)`,
       target: '0 writes in a resync of converged objects',
-      measured: `${writes(r.window)} writes in ${r.window.reconciles} reconciles`,
+      measured: `${writes(r.window)} writes in ${r.window.reconciles} reconciles${r.skipped ? ` (${r.skipped} keys skipped as proven converged)` : ''}`,
       met: writes(r.window) === 0 && r.completed,
       note: r.completed ? undefined : 'the pass did not complete within 600 s',
     }));
@@ -252,7 +287,7 @@ export const steadyScenario: Scenario = {
       tables: [table],
       goals,
       notes: [
-        `The resync is the periodic one of a running system (the watcher's RESYNC_PERIOD, the baseline's RESYNC_PERIOD_SECONDS, both ${ctx.size.steady.resyncPeriodSeconds} s): every cached BackupJob is enqueued again and reconciled against a converged world. It ends when the reconcile counters, polled every ${RESYNC_POLL_MS} ms, have grown by the number of BackupJobs. It begins, for the operator, at the first reconcile the polls see from ${RESYNC_LEAD_MS / 1000} s before the timer can first fire (up to one poll after it fired; a key's own RequeueAfter may run it earlier, and is not the resync), and for the baseline at its log line when its timer fired: the baseline answers no scrape while it runs a pass of no-op reconciles, which never wait on I/O. The per-key columns and Redis commands cover the window from the quiet system before the resync to the quiet system after it (the idle wait for the timer included, which adds next to nothing); CPU is read from /proc (and Redis' INFO) from two polls before the first reconcile was seen to the end.`,
+        `The resync is the periodic one of a running system (the watcher's RESYNC_PERIOD, the baseline's RESYNC_PERIOD_SECONDS, both ${ctx.size.steady.resyncPeriodSeconds} s). The baseline reconciles every cached BackupJob again against a converged world. The operator's watcher rechecks every cached BackupJob: a key whose workers' mark proves it converged (its last run, over the same objects and reconciler configuration, wrote nothing and its RequeueAfter is not yet due) is skipped, the others are enqueued and reconciled. It begins at the log line each system writes when its timer fires (the baseline answers no scrape while it runs a pass of no-op reconciles, which never wait on I/O) and ends when the reconcile counters, polled every ${RESYNC_POLL_MS} ms, have grown by the keys sent to be reconciled, or, when the watcher sent none, at its log line that accounts for every rechecked key. The per-key columns and Redis commands cover the window from the quiet system before the resync to the quiet system after it (the idle wait for the timer included, which adds next to nothing); CPU is read from /proc (and Redis' INFO) from two polls before the resync's log line was seen to the end.`,
         "The first pass runs from spawn until every key was reconciled once: Redis and process start-up, the leader's election and initial lists, and the pass over every key, which is what a new leader does.",
         "Writes by reconciles: the workers' own count of their create/update/patch/delete requests (rest_client_requests_total), which leaves out the watcher's Lease renewals and leader election Event (the per-verb columns include them); for the baseline, every write the emulator served except Lease renewals.",
         'Redis commands are counted by INFO commandstats, which includes the commands Lua scripts run inside Redis; the number in brackets is the script calls alone.',
