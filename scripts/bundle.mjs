@@ -26,8 +26,11 @@ const self = fileURLToPath(import.meta.url);
 const sourceMapTrimmer = fileURLToPath(new URL('own-source-map.mjs', import.meta.url));
 
 // Packages NestJS loads only for features an app uses (an HTTP server, validation pipes,
-// microservices, websockets); this project installs none of them, so they stay out, unresolved.
+// microservices, websockets), and BullMQ for backends other than Redis (PostgreSQL, Valkey
+// GLIDE); this project installs none of them, so they stay out, unresolved.
 const notInstalled = [
+  'pg',
+  '@valkey/valkey-glide',
   '@nestjs/platform-express',
   'class-validator',
   'class-transformer',
@@ -38,30 +41,38 @@ const notInstalled = [
 ];
 
 /**
- * @kubernetes/client-node's index re-exports every module it has (watch, exec, port-forward, the
- * ~2,700 generated models) and its package.json does not say they are free of side effects, so a
- * bundler keeps them all. They are declarations only: saying so lets the bundle keep what the app
- * reaches (the watcher, which talks to the API server through its own REST client, none of the
- * generated models).
+ * Marks a package's modules as declarations only, free of side effects, so that the bundle keeps
+ * only what the app reaches; `entry` (inside the package) replaces the one esbuild would pick.
+ * - @kubernetes/client-node's index re-exports every module it has (watch, exec, port-forward,
+ *   the ~2,700 generated models) and its package.json does not say they are free of side
+ *   effects, so a bundler keeps them all.
+ * - BullMQ's CommonJS build (esbuild's pick for Node) defines every class at load, flows, job
+ *   schedulers and sandboxed processors included, which a process here never uses; its ES module
+ *   build lets the bundle drop them.
  */
-const clientNodeIsPure = {
-  name: 'client-node-is-pure',
-  setup(b) {
-    b.onResolve({ filter: /.*/ }, async (args) => {
-      if (args.pluginData === 'client-node-is-pure') return undefined;
-      const inside = args.importer.includes('/node_modules/@kubernetes/client-node/');
-      if (!inside && args.path !== '@kubernetes/client-node') return undefined;
-      const result = await b.resolve(args.path, {
-        kind: args.kind,
-        importer: args.importer,
-        resolveDir: args.resolveDir,
-        pluginData: 'client-node-is-pure',
+function declarationsOnly(pkg, entry) {
+  const inside = `/node_modules/${pkg}/`;
+  return {
+    name: `${pkg}-declarations-only`,
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData === pkg) return undefined;
+        if (args.path === pkg && entry) {
+          return { path: resolve('node_modules', pkg, entry), sideEffects: false };
+        }
+        if (!args.importer.includes(inside) && args.path !== pkg) return undefined;
+        const result = await b.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: pkg,
+        });
+        if (result.errors.length > 0 || result.external) return result;
+        return { ...result, sideEffects: false };
       });
-      if (result.errors.length > 0 || result.external) return result;
-      return { ...result, sideEffects: false };
-    });
-  },
-};
+    },
+  };
+}
 
 /** Whether the bundle in `dir` was made from the files it lists, none changed since. */
 function upToDate(dir) {
@@ -139,7 +150,10 @@ for (const app of apps) {
     // The packages' licence comments go to app.js.LEGAL.txt beside the bundle.
     legalComments: 'external',
     external: notInstalled,
-    plugins: [clientNodeIsPure],
+    plugins: [
+      declarationsOnly('@kubernetes/client-node'),
+      declarationsOnly('bullmq', 'dist/esm/index.js'),
+    ],
     logLevel: 'warning',
     // Bull Board finds its UI's files with require.resolve, at run time, in node_modules.
     logOverride: { 'require-resolve-not-external': 'silent', 'direct-eval': 'silent' },
