@@ -88,9 +88,10 @@ const LAST_ROUND_GRACE_MS = 1000;
  * every change of a BackupJob or of its children into the BackupJob's `namespace/name` key, after
  * rewriting its snapshot. Changes the predicates pass (anyone else's writes, deletions) go at
  * normal priority at once; initial lists at low priority; relists of unchanged objects and
- * resyncs at low priority too, except keys the workers' marks prove converged; the operator's own writes settle first and then go at low priority, because a run may
- * have decided from a snapshot taken before such a write reached the caches (a lagging watch), and
- * only a run that sees the write can tell whether the object is still what the spec asks for.
+ * resyncs at low priority too, except keys the workers' marks prove converged; the operator's own
+ * writes settle first and then go at low priority, because a run may have decided from a
+ * snapshot taken before such a write reached the caches (a lagging watch), and only a run that
+ * sees the write can tell whether the object is still what the spec asks for.
  * Runs only while leading: create one per leadership term, stop it when the term ends.
  */
 export class KeySource {
