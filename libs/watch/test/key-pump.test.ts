@@ -159,8 +159,7 @@ test('rechecked keys are all sent when the check fails', async () => {
 
 test('a rechecked key that begins settling during its check is sent once, when it settled', async () => {
   const target = sink();
-  let pump!: KeyPump;
-  pump = new KeyPump({
+  const pump: KeyPump = new KeyPump({
     sink: target,
     settleMs: 5,
     converged: async () => {
