@@ -72,6 +72,7 @@ describe('registry', () => {
       controller_runtime_active_workers: 'gauge',
       controller_runtime_max_concurrent_reconciles: 'gauge',
       backupjob_operator_invalid_keys_total: 'counter',
+      backupjob_operator_resync_skipped_total: 'counter',
       leader_election_master_status: 'gauge',
       leader_election_fenced_writes_total: 'counter',
       rest_client_requests_total: 'counter',

@@ -6,7 +6,7 @@ import {
   type ConvergedMark,
   type ConvergedMarks,
 } from './converged.js';
-import type { SnapshotLocation } from './redis-snapshot-store.js';
+import type { SnapshotLocation } from './snapshot.js';
 
 /** The HASH of a shard's marks, key → mark, beside the shard's snapshots (one slot). */
 export function convergedMarksKey(prefix: string, name: string, shard: number): string {

@@ -1,6 +1,6 @@
 import { Cluster } from 'ioredis';
 import { convergedMarksKey } from './redis-converged-marks.js';
-import type { SnapshotReader, SnapshotStore, WorldSnapshot } from './snapshot.js';
+import type { SnapshotLocation, SnapshotReader, SnapshotStore, WorldSnapshot } from './snapshot.js';
 import {
   FencedError,
   LuaScript,
@@ -18,13 +18,6 @@ const writeSnapshot = new LuaScript(
   3,
   new URL('./commands/writeSnapshot-3.lua', import.meta.url),
 );
-
-/** The queue a store's snapshots sit beside: its prefix, name and shard count. */
-export interface SnapshotLocation {
-  readonly prefix?: string;
-  readonly name: string;
-  readonly shards?: number;
-}
 
 type Entry = readonly [key: string, snapshot: WorldSnapshot | undefined];
 

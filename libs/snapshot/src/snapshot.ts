@@ -30,3 +30,10 @@ export interface SnapshotStore {
 export interface SnapshotReader {
   read(key: string): Promise<WorldSnapshot | undefined>;
 }
+
+/** The queue a store's snapshots sit beside: its prefix, name and shard count. */
+export interface SnapshotLocation {
+  readonly prefix?: string;
+  readonly name: string;
+  readonly shards?: number;
+}
