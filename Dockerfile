@@ -1,14 +1,13 @@
 # One image for both processes of backupjob-operator; the command chooses which one runs:
 #   node dist/apps/watcher/src/main.js   (the Helm chart and docker-compose.yml set this)
 #   node dist/apps/worker/src/main.js    (the default)
-# Each starts its app's bundle (dist/apps/<app>/bundle/app.js) with the compile cache the build warmed.
+# Each starts its app's bundle (dist/apps/<app>/bundle/app.cjs) with the code cache the build made.
 # Build: docker build -t backupjob-operator:dev .
 
 ARG NODE_VERSION=24.22.3
 
-# Compiles the TypeScript and bundles each app with the full (dev) dependency set. It runs as the
-# user the image runs as: Node keeps compiled code per user, so the compile cache the build warms
-# is found at run time, read-only.
+# Compiles the TypeScript and bundles each app with the full (dev) dependency set, and writes each
+# bundle's code cache beside it, under the image's own Node. Not as root: nothing here needs it.
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 RUN chown node:node /app
@@ -16,12 +15,10 @@ USER node
 COPY --chown=node:node package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY --chown=node:node tsconfig.json tsconfig.build.json ./
-COPY --chown=node:node scripts/copy-assets.mjs scripts/bundle.mjs scripts/own-source-map.mjs scripts/
+COPY --chown=node:node scripts/copy-assets.mjs scripts/bundle.mjs scripts/bundle-format.mjs scripts/own-source-map.mjs scripts/
 COPY --chown=node:node apps apps
 COPY --chown=node:node libs libs
 RUN npm run build
-# Node writes its cache for its owner alone; the runtime copy is root's, readable by all.
-RUN chmod -R a+rX dist/.compile-cache
 
 # Only the production dependencies, installed from the same lockfile (the npm cache stays behind
 # in this stage).

@@ -2,8 +2,8 @@
 // resolving and compiling those one by one was most of a process's start-up (docs/performance.md,
 // "Start-up"). esbuild bundles the compiled JavaScript (tsc has already emitted the decorator
 // metadata NestJS needs, which esbuild cannot) and follows tsc's source maps back to the
-// TypeScript. Then the bundles are loaded once with Node's compile cache on, so that the first
-// real start of a process finds their code compiled.
+// TypeScript. Then each bundle is loaded once and V8's code cache of it written beside it, so that
+// a process takes the bytecode of what loading runs instead of compiling it (bundle-loader.ts).
 import { execFileSync } from 'node:child_process';
 import {
   existsSync,
@@ -15,30 +15,19 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { bundleFormat, notInstalled } from './bundle-format.mjs';
 import { keepOwnSources } from './own-source-map.mjs';
 
 // OUT_DIR lets several builds of one tree live side by side (see copy-assets.mjs).
 const outDir = process.env.OUT_DIR ?? 'dist';
 const apps = ['watcher', 'worker'];
+// apps/<app>/src/main.ts loads it by this name.
+const BUNDLE = 'app.cjs';
 const self = fileURLToPath(import.meta.url);
 const sourceMapTrimmer = fileURLToPath(new URL('own-source-map.mjs', import.meta.url));
-
-// Packages NestJS loads only for features an app uses (an HTTP server, validation pipes,
-// microservices, websockets), and BullMQ for backends other than Redis (PostgreSQL, Valkey
-// GLIDE); this project installs none of them, so they stay out, unresolved.
-const notInstalled = [
-  'pg',
-  '@valkey/valkey-glide',
-  '@nestjs/platform-express',
-  'class-validator',
-  'class-transformer',
-  '@nestjs/microservices',
-  '@nestjs/microservices/*',
-  '@nestjs/websockets',
-  '@nestjs/websockets/*',
-];
+const formatFile = fileURLToPath(new URL('bundle-format.mjs', import.meta.url));
 
 /**
  * Marks a package's modules as declarations only, free of side effects, so that the bundle keeps
@@ -78,7 +67,7 @@ function declarationsOnly(pkg, entry) {
 function upToDate(dir) {
   try {
     const { inputs } = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8'));
-    const built = statSync(join(dir, 'app.js')).mtimeMs;
+    const built = statSync(join(dir, BUNDLE)).mtimeMs;
     return inputs.every((file) => statSync(file).mtimeMs <= built);
   } catch {
     return false;
@@ -120,24 +109,19 @@ function luaScriptsOf(inputs) {
   return scripts;
 }
 
-let rebuilt = false;
+const rebuilt = [];
 for (const app of apps) {
   const dir = join(outDir, 'apps', app, 'bundle');
   if (upToDate(dir)) continue;
   const result = await build({
     entryPoints: [join(outDir, 'apps', app, 'src', 'app.js')],
-    outfile: join(dir, 'app.js'),
+    outfile: join(dir, BUNDLE),
     bundle: true,
     write: false,
     metafile: true,
-    format: 'esm',
+    ...bundleFormat,
     platform: 'node',
     target: 'node22',
-    // The CommonJS packages inside call require() for Node's own modules, which an ES module does
-    // not have.
-    banner: {
-      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
-    },
     // Trimmed to the project's own sources below (own-source-map.mjs says why).
     sourcemap: 'linked',
     // Stack traces need positions and names, not the sources' text.
@@ -147,7 +131,7 @@ for (const app of apps) {
     minifyWhitespace: true,
     minifySyntax: true,
     keepNames: true,
-    // The packages' licence comments go to app.js.LEGAL.txt beside the bundle.
+    // The packages' licence comments go to app.cjs.LEGAL.txt beside the bundle.
     legalComments: 'external',
     external: notInstalled,
     plugins: [
@@ -160,7 +144,7 @@ for (const app of apps) {
   });
   // One character beyond ASCII makes V8 hold the whole source as UTF-16: twice the bytes to
   // decode, keep and scan at every start. esbuild escapes them, except in some regular expressions.
-  for (const f of result.outputFiles.filter((o) => o.path.endsWith('.js'))) {
+  for (const f of result.outputFiles.filter((o) => o.path.endsWith(BUNDLE))) {
     const at = f.contents.findIndex((byte) => byte > 0x7f);
     if (at >= 0) {
       const line = f.contents.subarray(0, at).filter((byte) => byte === 0x0a).length + 1;
@@ -171,7 +155,7 @@ for (const app of apps) {
   }
   const modules = Object.keys(result.metafile.inputs).map((input) => resolve(input));
   const scripts = luaScriptsOf(modules);
-  const inputs = [self, sourceMapTrimmer, ...modules, ...scripts.values()];
+  const inputs = [self, sourceMapTrimmer, formatFile, ...modules, ...scripts.values()];
   const files = [
     ...[...scripts].map(([name, path]) => ({
       path: resolve(dir, 'commands', name),
@@ -184,27 +168,34 @@ for (const app of apps) {
         : f.contents,
     })),
   ];
-  files.sort((a, b) => Number(a.path.endsWith('app.js')) - Number(b.path.endsWith('app.js')));
+  files.sort((a, b) => Number(a.path.endsWith(BUNDLE)) - Number(b.path.endsWith(BUNDLE)));
   writeAtomically([
     { path: resolve(dir, 'inputs.json'), contents: `${JSON.stringify({ inputs }, null, 2)}\n` },
     ...files,
   ]);
-  rebuilt = true;
-  console.log(`bundled ${relative('.', join(dir, 'app.js'))}`);
+  rebuilt.push(app);
+  console.log(`bundled ${relative('.', join(dir, BUNDLE))}`);
 }
 
-// Node keeps compiled code per user and Node version, in folders named after both: a build for
-// another user (the image runs as 1000) is warmed by that user.
-const cache = resolve(outDir, '.compile-cache');
-if (rebuilt || !existsSync(cache)) {
-  const imports = apps
-    .map(
-      (app) => `await import(${JSON.stringify(resolve(outDir, 'apps', app, 'bundle', 'app.js'))});`,
-    )
-    .join(' ');
-  // Importing runs no app: each bundle exports start(), which only main.js calls.
-  execFileSync(process.execPath, ['--input-type=module', '-e', `${imports} process.exit(0);`], {
-    env: { ...process.env, NODE_COMPILE_CACHE: cache },
-    stdio: 'inherit',
-  });
+// Each bundle is cached in a process of its own, as it will run: loading it runs no app (each
+// exports start(), which only main.js calls), and V8 refuses a cache made under other V8 flags,
+// so NODE_OPTIONS stays out.
+const loaderFile = resolve(outDir, 'libs', 'runtime', 'src', 'bundle-loader.js');
+const loader = pathToFileURL(loaderFile).href;
+const { codeCacheOf } = await import(loader);
+const { NODE_OPTIONS: _, ...env } = process.env;
+const madeAfterLoader = (cache) =>
+  existsSync(cache) && statSync(cache).mtimeMs >= statSync(loaderFile).mtimeMs;
+for (const app of apps) {
+  const bundle = resolve(outDir, 'apps', app, 'bundle', BUNDLE);
+  if (!rebuilt.includes(app) && madeAfterLoader(codeCacheOf(bundle))) continue;
+  execFileSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { writeCodeCache } from ${JSON.stringify(loader)}; writeCodeCache(${JSON.stringify(bundle)}); process.exit(0);`,
+    ],
+    { env, stdio: 'inherit' },
+  );
 }

@@ -1,3 +1,3 @@
 import { launch } from '#runtime/launch';
 
-await launch(new URL('../bundle/app.js', import.meta.url));
+await launch(new URL('../bundle/app.cjs', import.meta.url));

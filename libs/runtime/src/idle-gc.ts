@@ -1,3 +1,4 @@
+import { Session } from 'node:inspector/promises';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Logger } from '#observability';
 
@@ -49,7 +50,6 @@ export type FullGc = () => Promise<void>;
  * flag (`--expose-gc`) is needed, and the collection is the one that also shrinks the heap.
  */
 export async function inspectorFullGc(): Promise<FullGc> {
-  const { Session } = await import('node:inspector/promises');
   const session = new Session();
   session.connect();
   return async () => {

@@ -1,26 +1,60 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, type BuildOptions } from 'esbuild';
 import { startProcess } from '#testing';
+import { codeCacheOf, loadBundle, writeCodeCache } from '../src/bundle-loader.js';
 
 const APPS = ['watcher', 'worker'] as const;
+const BUNDLE = 'app.cjs';
 const bundleOf = (app: string) => new URL(`../../../apps/${app}/bundle/`, import.meta.url);
 
 describe('the app bundles npm run build makes', () => {
-  test('each imports nothing but Node’s own modules: what it runs is inside it', () => {
+  test('each requires and imports nothing but Node’s own modules: what it runs is inside it', async () => {
     const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+    // Tried and done without: debug's colours, and the packages the build leaves out.
+    const optional = new Set(['supports-color', ...(await bundleFormat()).notInstalled]);
+    const allowed = (specifier: string) =>
+      optional.has(specifier) || optional.has(specifier.replace(/\/[^/]+$/, '/*'));
     for (const app of APPS) {
-      const code = readFileSync(new URL('app.js', bundleOf(app)), 'utf8');
-      const specifiers = [...code.matchAll(/(?:^|[;\n}])\s*import\s*[^'"();]*?from\s*"([^"]+)"/g)];
-      assert.ok(specifiers.length > 0, `${app}: the bundle's imports were found`);
-      for (const [, specifier] of specifiers) {
-        assert.ok(builtins.has(specifier!), `${app} imports ${specifier}`);
+      const code = readFileSync(new URL(BUNDLE, bundleOf(app)), 'utf8');
+      const required = [...code.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]!);
+      assert.ok(required.length > 0, `${app}: the bundle's requires were found`);
+      for (const specifier of required) {
+        assert.ok(builtins.has(specifier) || allowed(specifier), `${app} requires ${specifier}`);
       }
+      // A bundle cannot import() at all (bundle-loader.ts): not even Node's own modules.
+      for (const [, specifier] of code.matchAll(/[^\w.$]import\("([^"]+)"\)/g)) {
+        assert.ok(allowed(specifier!), `${app} imports ${specifier}`);
+      }
+    }
+  });
+
+  test('each loads with the code cache the build made beside it, and without one', () => {
+    for (const app of APPS) {
+      const file = fileURLToPath(new URL(BUNDLE, bundleOf(app)));
+      const load = (env: Record<string, string> = {}) =>
+        execFileSync(
+          process.execPath,
+          [
+            '--input-type=module',
+            '-e',
+            [
+              `import { loadBundle } from ${JSON.stringify(new URL('../src/bundle-loader.js', import.meta.url).href)};`,
+              `const { app, codeCacheUsed } = loadBundle(${JSON.stringify(file)});`,
+              'console.log(typeof app.start, codeCacheUsed);',
+              'process.exit(0);',
+            ].join('\n'),
+          ],
+          { encoding: 'utf8', env: { ...process.env, ...env } },
+        ).trim();
+      assert.equal(load(), 'function true', app);
+      assert.equal(load({ NODE_DISABLE_COMPILE_CACHE: '1' }), 'function false', app);
     }
   });
 
@@ -28,7 +62,7 @@ describe('the app bundles npm run build makes', () => {
     // The map's sources are the files that put code into the bundle.
     const models = (app: string) =>
       (
-        JSON.parse(readFileSync(new URL('app.js.map', bundleOf(app)), 'utf8')) as {
+        JSON.parse(readFileSync(new URL(`${BUNDLE}.map`, bundleOf(app)), 'utf8')) as {
           sources: string[];
         }
       ).sources.filter((f) => /@kubernetes\/client-node\/.*gen\/models\//.test(f)).length;
@@ -38,7 +72,7 @@ describe('the app bundles npm run build makes', () => {
   test('their source maps map the project’s code only: the first stack a process formats decodes that, not every package inside', async () => {
     const { decodeMappings } = await sourceMapTools();
     for (const app of APPS) {
-      const map = JSON.parse(readFileSync(new URL('app.js.map', bundleOf(app)), 'utf8')) as {
+      const map = JSON.parse(readFileSync(new URL(`${BUNDLE}.map`, bundleOf(app)), 'utf8')) as {
         sources: string[];
         mappings: string;
       };
@@ -65,7 +99,7 @@ describe('the app bundles npm run build makes', () => {
         '-e',
         [
           `import { launch } from ${JSON.stringify(new URL('../src/launch.js', import.meta.url).href)};`,
-          `const bundle = new URL('app.js', ${JSON.stringify(bundleOf('watcher').href)});`,
+          `const bundle = new URL('${BUNDLE}', ${JSON.stringify(bundleOf('watcher').href)});`,
           `process.env.QUEUE_SHARDS = '0';`,
           'await launch(bundle);',
         ].join('\n'),
@@ -74,6 +108,32 @@ describe('the app bundles npm run build makes', () => {
     });
     assert.equal(await child.exited, 1);
     assert.match(child.lines.join('\n'), /invalid configuration: .*QUEUE_SHARDS/);
+  });
+});
+
+describe('the code cache of a bundle', () => {
+  const script = (answer: string) =>
+    `(function (exports, require, module, __filename, __dirname) {'use strict';exports.start = async () => '${answer}';})`;
+  const answerOf = async (file: string) => {
+    const { app, codeCacheUsed } = loadBundle(file);
+    return { answer: (await app.start()) as unknown, codeCacheUsed };
+  };
+
+  test('is used for the bundle it was made from, and not for another of the same length', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'code-cache-'));
+    try {
+      const file = join(dir, BUNDLE);
+      writeFileSync(file, script('first'));
+      writeCodeCache(file);
+      assert.deepEqual(await answerOf(file), { answer: 'first', codeCacheUsed: true });
+      // V8 checks only a source's length; the checksum in the cache tells the two apart.
+      writeFileSync(file, script('other'));
+      assert.deepEqual(await answerOf(file), { answer: 'other', codeCacheUsed: false });
+      writeFileSync(codeCacheOf(file), 'not a cache');
+      assert.deepEqual(await answerOf(file), { answer: 'other', codeCacheUsed: false });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -104,9 +164,9 @@ describe('stack traces of a bundle', () => {
       );
       await build({
         entryPoints: [join(dir, 'thrower.ts')],
-        outfile: join(dir, 'app.js'),
+        outfile: join(dir, BUNDLE),
         bundle: true,
-        format: 'esm',
+        ...(await bundleFormat()).bundleFormat,
         platform: 'node',
         sourcemap: 'linked',
         sourcesContent: false,
@@ -114,7 +174,7 @@ describe('stack traces of a bundle', () => {
         keepNames: true,
         logLevel: 'error',
       });
-      const mapFile = join(dir, 'app.js.map');
+      const mapFile = join(dir, `${BUNDLE}.map`);
       writeFileSync(
         mapFile,
         JSON.stringify(
@@ -129,7 +189,7 @@ describe('stack traces of a bundle', () => {
           '-e',
           [
             `import { launch } from ${JSON.stringify(new URL('../src/launch.js', import.meta.url).href)};`,
-            `await launch(new URL(${JSON.stringify(pathToFileURL(join(dir, 'app.js')).href)}));`,
+            `await launch(new URL(${JSON.stringify(pathToFileURL(join(dir, BUNDLE)).href)}));`,
           ].join('\n'),
         ],
       });
@@ -138,7 +198,7 @@ describe('stack traces of a bundle', () => {
       const source = join(dir, 'thrower.ts');
       assert.match(output, /Error: from inside the bundle/);
       assert.ok(output.includes(`at fail (${source}:9:9)`), output);
-      assert.match(output, /at callBack \(file:\/\/\S*\/app\.js:\d+:\d+\)/);
+      assert.match(output, /at callBack \(\/\S*\/app\.cjs:\d+:\d+\)/);
       assert.ok(!output.includes('node_modules/pkg'), output);
       assert.ok(output.includes(`start (${source}:5:3)`), output);
     } finally {
@@ -157,4 +217,10 @@ interface SourceMapTools {
 async function sourceMapTools(): Promise<SourceMapTools> {
   const url = new URL('../../../../scripts/own-source-map.mjs', import.meta.url);
   return (await import(url.href)) as SourceMapTools;
+}
+
+/** How the apps' bundles are written (scripts/bundle-format.mjs), for a bundle built here. */
+async function bundleFormat(): Promise<{ bundleFormat: BuildOptions; notInstalled: string[] }> {
+  const url = new URL('../../../../scripts/bundle-format.mjs', import.meta.url);
+  return (await import(url.href)) as { bundleFormat: BuildOptions; notInstalled: string[] };
 }
