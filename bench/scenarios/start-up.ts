@@ -29,7 +29,7 @@ const modulesEntry = (app: string): readonly string[] => [
 const VARIANTS: readonly Variant[] = [
   { label: 'operator', kind: 'operator', entry: (app) => dist(`apps/${app}/src/main.js`) },
   {
-    label: 'operator, compile cache off',
+    label: 'operator, code cache off',
     kind: 'operator',
     entry: (app) => dist(`apps/${app}/src/main.js`),
     env: { NODE_DISABLE_COMPILE_CACHE: '1' },
@@ -299,7 +299,7 @@ export const startUpScenario: Scenario = {
       goals: goals(runs),
       notes: [
         `Each run starts from a fresh API emulator holding one BackupJob (${latencyMs} ms mean latency) and, for the operator, a running Redis; the processes are spawned at once. A process is ready when /readyz answers 200 (the watcher also leads), polled every ${POLL_MS} ms; the baseline when it logs "informers synced". First Ready is the time the API server stored the BackupJob's Ready=True. CPU is user + system time from /proc at that moment.`,
-        'The operator is what ships: each app started by `node dist/apps/<app>/src/main.js`, which loads its bundle with the compile cache that `npm run build` warmed. The other operator rows take one lever away each: the compile cache (NODE_DISABLE_COMPILE_CACHE=1), or the bundle (the tsc output of apps/<app>/src/app.ts, as every process started before).',
+        'The operator is what ships: each app started by `node dist/apps/<app>/src/main.js`, which loads its bundle with the code cache that `npm run build` made beside it. The other operator rows take one lever away each: the code cache (NODE_DISABLE_COMPILE_CACHE=1, which the launcher honours), or the bundle (the tsc output of apps/<app>/src/app.ts, as every process started before).',
       ],
       raw: { runs },
     };
