@@ -120,6 +120,35 @@ test('make docker-build builds the Dockerfile, keeping its HEALTHCHECK and non-r
   assert.ok(healthcheck?.Test?.join(' ').includes('/healthz'), 'the HEALTHCHECK is kept');
 });
 
+test('each bundle in the image loads with the code cache its build made, under any uid', async () => {
+  // The build stage and the runtime must run the same Node, or V8 refuses the cache and every
+  // start compiles; the cache is a plain file, so a uid other than the image's reads it too.
+  const loads = [
+    `import { loadBundle } from '/app/dist/libs/runtime/src/bundle-loader.js';`,
+    `for (const app of ['watcher', 'worker'])`,
+    `  console.log(app, loadBundle(\`/app/dist/apps/\${app}/bundle/app.cjs\`).codeCacheUsed);`,
+    'process.exit(0);',
+  ].join('\n');
+  for (const user of ['1000:1000', '4242:4242']) {
+    const out = check(
+      await podman(
+        'run',
+        '--rm',
+        '--read-only',
+        '--user',
+        user,
+        IMG,
+        'node',
+        '--input-type=module',
+        '-e',
+        loads,
+      ),
+      `podman run --user ${user}`,
+    );
+    assert.deepEqual(out.trim().split('\n'), ['watcher true', 'worker true'], user);
+  }
+});
+
 test('the watcher and a worker from the image, hardened as in the chart, make a BackupJob Ready', async () => {
   const watcher = await run('watcher');
   const worker = await run('worker');
