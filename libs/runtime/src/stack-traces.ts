@@ -38,13 +38,24 @@ export function mapBundleFrames(bundle: string, mapFile = `${bundle}.map`): void
     return text.replace(`${bundle}:${line}:${column}`, original);
   };
 
-  Error.prepareStackTrace = (error: Error, sites: NodeJS.CallSite[]): string => {
-    let header: string;
-    try {
-      header = Error.prototype.toString.call(error);
-    } catch {
-      header = '<error>';
-    }
-    return header + sites.map((site) => `\n    at ${frame(site)}`).join('');
-  };
+  Error.prepareStackTrace = (error: Error, sites: NodeJS.CallSite[]): string =>
+    headerOf(error) + sites.map((site) => `\n    at ${frame(site)}`).join('');
+}
+
+/** The first line of a stack, as Node writes it. */
+export function headerOf(error: Error): string {
+  let header: string;
+  try {
+    header = Error.prototype.toString.call(error);
+  } catch {
+    return '<error>';
+  }
+  // Node names the code of its own errors after their name: `RangeError [ERR_OUT_OF_RANGE]: …`.
+  const { code, name } = error as { code?: unknown; name?: unknown };
+  if (typeof code !== 'string' || !/^ERR_[A-Z0-9_]+$/.test(code) || typeof name !== 'string') {
+    return header;
+  }
+  return header.startsWith(name) && !name.endsWith(']')
+    ? `${name} [${code}]${header.slice(name.length)}`
+    : header;
 }
