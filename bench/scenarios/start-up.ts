@@ -17,7 +17,14 @@ interface Variant {
   /** node arguments for an app (its entry file, or what stands for it). */
   entry(app: 'watcher' | 'worker'): string | readonly string[];
   readonly env?: Record<string, string>;
+  /**
+   * Each process spawned once the one before it is ready, the watcher first: what one start costs
+   * when it has the machine to itself, as when an autoscaler adds a worker or a watcher fails over.
+   */
+  readonly oneAtATime?: boolean;
 }
+
+const ONE_AT_A_TIME = 'operator, one process at a time';
 
 /** The apps' tsc output run directly, as every process started before the bundle. */
 const modulesEntry = (app: string): readonly string[] => [
@@ -28,6 +35,12 @@ const modulesEntry = (app: string): readonly string[] => [
 
 const VARIANTS: readonly Variant[] = [
   { label: 'operator', kind: 'operator', entry: (app) => dist(`apps/${app}/src/main.js`) },
+  {
+    label: ONE_AT_A_TIME,
+    kind: 'operator',
+    entry: (app) => dist(`apps/${app}/src/main.js`),
+    oneAtATime: true,
+  },
   {
     label: 'operator, code cache off',
     kind: 'operator',
@@ -108,7 +121,7 @@ async function whenReady(p: OperatorProcess, timeoutMs: number): Promise<Process
   }
 }
 
-/** One start: a fresh API server with one BackupJob, the system spawned at once. */
+/** One start: a fresh API server with one BackupJob, the system spawned at once or one by one. */
 async function startOnce(ctx: BenchContext, variant: Variant, run: number): Promise<StartUpRun> {
   const { latencyMs, workers, capSeconds } = ctx.size.startUp;
   return withWorld({ latencyMs, objects: 1 }, async (emu) => {
@@ -125,39 +138,46 @@ async function startOnce(ctx: BenchContext, variant: Variant, run: number): Prom
         POD_NAMESPACE: 'default',
       }),
     };
-    const spawns =
-      variant.kind === 'baseline'
-        ? [
-            spawnNode(
-              'baseline',
-              'baseline',
-              variant.entry('worker'),
-              { ...env, CONCURRENCY: '10' },
-              common,
-            ),
-          ]
-        : [
-            spawnNode('watcher', 'watcher', variant.entry('watcher'), env, {
-              ...common,
-              health: true,
-            }),
-            ...Array.from({ length: workers }, (_, i) =>
-              spawnNode('worker', `worker-${i}`, variant.entry('worker'), env, {
-                ...common,
-                health: true,
-              }),
-            ),
-          ];
-    const processes = await Promise.all(spawns).catch(async (err: unknown) => {
+    const spawnOperator = (role: 'watcher' | 'worker', name: string) =>
+      spawnNode(role, name, variant.entry(role), env, { ...common, health: true });
+    const names = ['watcher', ...Array.from({ length: workers }, (_, i) => `worker-${i}`)];
+    const roleOf = (name: string) => (name === 'watcher' ? 'watcher' : 'worker');
+    const capMs = capSeconds * 1000;
+    let processes: OperatorProcess[] = [];
+    // Set when the processes started one after another; the others are timed below, together.
+    let starts: ProcessStart[] | undefined;
+    try {
+      if (variant.kind === 'baseline') {
+        processes = [
+          await spawnNode(
+            'baseline',
+            'baseline',
+            variant.entry('worker'),
+            { ...env, CONCURRENCY: '10' },
+            common,
+          ),
+        ];
+      } else if (variant.oneAtATime) {
+        processes = [];
+        starts = [];
+        for (const name of names) {
+          const p = await spawnOperator(roleOf(name), name);
+          processes.push(p);
+          starts.push(await whenReady(p, capMs));
+        }
+      } else {
+        processes = await Promise.all(names.map((name) => spawnOperator(roleOf(name), name)));
+      }
+    } catch (err) {
+      await Promise.all(processes.map((p) => p.proc.stop('SIGKILL')));
       await redis?.stop();
       throw err;
-    });
+    }
     const system = trackedSystem(variant.label, processes, redis);
     const t0 = Math.min(...processes.map((p) => p.spawnedAt));
     try {
-      const capMs = capSeconds * 1000;
-      const [starts, first] = await Promise.all([
-        Promise.all(processes.map((p) => whenReady(p, capMs))),
+      const [ready, first] = await Promise.all([
+        starts ?? Promise.all(processes.map((p) => whenReady(p, capMs))),
         waitForProgress(emu, (p) => p.ready >= 1, capMs, POLL_MS),
       ]);
       if (!first.finished)
@@ -165,11 +185,11 @@ async function startOnce(ctx: BenchContext, variant: Variant, run: number): Prom
       const result = {
         system: variant.label,
         run,
-        processes: starts,
+        processes: ready,
         firstReadyMs: first.progress.lastReadyAt - t0,
       };
       ctx.log(
-        `start-up ${variant.label} #${run}: ${starts.map((s) => `${s.name} ${s.readyMs} ms`).join(', ')}; first Ready ${result.firstReadyMs} ms`,
+        `start-up ${variant.label} #${run}: ${ready.map((s) => `${s.name} ${s.readyMs} ms`).join(', ')}; first Ready ${result.firstReadyMs} ms`,
       );
       return result;
     } finally {
@@ -231,24 +251,42 @@ function firstReadyTable(runs: readonly StartUpRun[]): Table {
   };
 }
 
+/** The goal on each process's start: the slowest process's median spawn → ready. */
+function eachReadyGoal(runs: readonly StartUpRun[], system: string, goal: string): Goal[] {
+  const mine = runs.filter((r) => r.system === system);
+  if (mine.length === 0) return [];
+  const slowest = mine[0]!.processes
+    .map(({ name }) => ({
+      name,
+      ms: median(mine.map((r) => r.processes.find((p) => p.name === name)!.readyMs)),
+    }))
+    .reduce((a, b) => (b.ms > a.ms ? b : a));
+  return [
+    {
+      goal,
+      target: '≤ 500 ms',
+      measured: `slowest ${slowest.name} ${Math.round(slowest.ms)} ms`,
+      met: slowest.ms <= 500,
+      note: slowest.ms <= 500 ? undefined : `over by ${Math.round(slowest.ms - 500)} ms`,
+    },
+  ];
+}
+
 function goals(runs: readonly StartUpRun[]): Goal[] {
   const shipped = runs.filter((r) => r.system === VARIANTS[0]!.label);
   if (shipped.length === 0) return [];
-  const out: Goal[] = [];
-  const names = shipped[0]!.processes.map((p) => p.name);
-  const slowest = names
-    .map((name) => ({
-      name,
-      ms: median(shipped.map((r) => r.processes.find((p) => p.name === name)!.readyMs)),
-    }))
-    .reduce((a, b) => (b.ms > a.ms ? b : a));
-  out.push({
-    goal: 'each operator process ready after spawn (median)',
-    target: '≤ 500 ms',
-    measured: `slowest ${slowest.name} ${Math.round(slowest.ms)} ms`,
-    met: slowest.ms <= 500,
-    note: slowest.ms <= 500 ? undefined : `over by ${Math.round(slowest.ms - 500)} ms`,
-  });
+  const out: Goal[] = [
+    ...eachReadyGoal(
+      runs,
+      VARIANTS[0]!.label,
+      'each operator process ready after spawn, all spawned at once (median)',
+    ),
+    ...eachReadyGoal(
+      runs,
+      ONE_AT_A_TIME,
+      'each operator process ready after spawn, spawned one at a time (median)',
+    ),
+  ];
   const first = median(shipped.map((r) => r.firstReadyMs));
   out.push({
     goal: 'spawn of 1 watcher + 2 workers → first BackupJob Ready (median)',
@@ -298,7 +336,7 @@ export const startUpScenario: Scenario = {
       tables: [processTable(runs), firstReadyTable(runs)],
       goals: goals(runs),
       notes: [
-        `Each run starts from a fresh API emulator holding one BackupJob (${latencyMs} ms mean latency) and, for the operator, a running Redis; the processes are spawned at once. A process is ready when /readyz answers 200 (the watcher also leads), polled every ${POLL_MS} ms; the baseline when it logs "informers synced". First Ready is the time the API server stored the BackupJob's Ready=True. CPU is user + system time from /proc at that moment.`,
+        `Each run starts from a fresh API emulator holding one BackupJob (${latencyMs} ms mean latency) and, for the operator, a running Redis; the processes are spawned at once, except in the row "${ONE_AT_A_TIME}": there the watcher comes first and each worker is spawned once the process before it is ready, so each start has the 2 cores to itself, as when an autoscaler adds a worker or a watcher takes over (its first Ready comes after the watcher's whole start). A process is ready when /readyz answers 200 (the watcher also leads), polled every ${POLL_MS} ms; the baseline when it logs "informers synced". First Ready is the time the API server stored the BackupJob's Ready=True. CPU is user + system time from /proc at that moment.`,
         'The operator is what ships: each app started by `node dist/apps/<app>/src/main.js`, which loads its bundle with the code cache that `npm run build` made beside it. The other operator rows take one lever away each: the code cache (NODE_DISABLE_COMPILE_CACHE=1, which the launcher honours), or the bundle (the tsc output of apps/<app>/src/app.ts, as every process started before).',
       ],
       raw: { runs },
