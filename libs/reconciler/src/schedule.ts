@@ -1,4 +1,5 @@
 import { CronExpressionParser } from 'cron-parser';
+import { DAY_NAMES, expandedExpression, MONTH_NAMES, utcScheduleTimes } from './utc-schedule.js';
 
 /**
  * The schedule rules of the Kubernetes CronJob API (robfig/cron ParseStandard plus the API's own
@@ -15,9 +16,6 @@ const MACROS: Readonly<Record<string, string>> = {
   '@hourly': '0 * * * *',
 };
 
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
-
 interface Bounds {
   readonly label: string;
   readonly min: number;
@@ -30,8 +28,8 @@ const FIELDS: readonly Bounds[] = [
   { label: 'minute', min: 0, max: 59 },
   { label: 'hour', min: 0, max: 23 },
   { label: 'day of month', min: 1, max: 31 },
-  { label: 'month', min: 1, max: 12, names: MONTHS, firstName: 1 },
-  { label: 'day of week', min: 0, max: 6, names: DAYS, firstName: 0 },
+  { label: 'month', min: 1, max: 12, names: MONTH_NAMES, firstName: 1 },
+  { label: 'day of week', min: 0, max: 6, names: DAY_NAMES, firstName: 0 },
 ];
 
 function parseValue(text: string, bounds: Bounds): number | string {
@@ -163,15 +161,30 @@ export function scheduleTimes(
   return times;
 }
 
+/** Zones that are UTC all year round: their times need no zone arithmetic (utc-schedule.ts). */
+const UTC_ZONES: ReadonlySet<string> = new Set(['UTC', 'Etc/UTC']);
+
 function computeScheduleTimes(
   expression: string,
   timeZone: string,
   reference: Date,
 ): ScheduleTimes | { problem: string } {
+  return UTC_ZONES.has(timeZone)
+    ? utcScheduleTimes(expression, reference)
+    : zonedScheduleTimes(expression, timeZone, reference);
+}
+
+/** The times as cron-parser finds them, in any zone. */
+export function zonedScheduleTimes(
+  expression: string,
+  timeZone: string,
+  reference: Date,
+): ScheduleTimes | { problem: string } {
   try {
+    const expanded = expandedExpression(expression);
     const options = { currentDate: new Date(reference.getTime() + 1), tz: timeZone };
-    const previous = CronExpressionParser.parse(expression, options);
-    const following = CronExpressionParser.parse(expression, {
+    const previous = CronExpressionParser.parse(expanded, options);
+    const following = CronExpressionParser.parse(expanded, {
       ...options,
       currentDate: reference,
     });

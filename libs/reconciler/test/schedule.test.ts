@@ -113,6 +113,13 @@ describe('scheduleTimes', () => {
     }
   });
 
+  test('a value a field lists twice is accepted, as Kubernetes accepts it, in any zone', () => {
+    for (const zone of ['UTC', 'Europe/Berlin']) {
+      const times = scheduleTimes('0 1,1,*/12 * * *', zone, new Date('2026-05-29T12:00:00Z'));
+      assert.ok(!('problem' in times), `${zone}: ${JSON.stringify(times)}`);
+    }
+  });
+
   test('an expression that never matches a date is a problem', () => {
     const times = scheduleTimes('0 0 31 2 *', 'UTC', new Date('2026-05-29T12:00:00Z'));
     assert.ok('problem' in times);
