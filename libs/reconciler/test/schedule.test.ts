@@ -113,6 +113,32 @@ describe('scheduleTimes', () => {
     }
   });
 
+  test('a day field with `*` in it, unstepped, leaves the choice to the other, as in Kubernetes', () => {
+    // Friday 29 May 2026; the schedule's Mondays around it, at 12:00 in each zone.
+    const reference = new Date('2026-05-29T12:00:00Z');
+    const mondays: Record<string, [string, string]> = {
+      UTC: ['2026-05-25T12:00:00.000Z', '2026-06-01T12:00:00.000Z'],
+      'Europe/Berlin': ['2026-05-25T10:00:00.000Z', '2026-06-01T10:00:00.000Z'],
+    };
+    for (const [zone, [previous, next]] of Object.entries(mondays)) {
+      for (const dayOfMonth of ['*', '?', '*/1', '*,5', '?/1,3']) {
+        const times = scheduleTimes(`0 12 ${dayOfMonth} * mon`, zone, reference);
+        const at = `${dayOfMonth} in ${zone}`;
+        assert.ok(!('problem' in times), at);
+        assert.equal(times.previous?.toISOString(), previous, at);
+        assert.equal(times.next?.toISOString(), next, at);
+      }
+    }
+  });
+
+  test('a stepped `*` restricts its field: either day field then matches', () => {
+    // Day 29 is odd (*/2 from 1) though a Friday; day 31 is a Sunday.
+    const times = scheduleTimes('0 12 */2 * mon', 'UTC', new Date('2026-05-29T12:00:00Z'));
+    assert.ok(!('problem' in times));
+    assert.equal(times.previous?.toISOString(), '2026-05-29T12:00:00.000Z');
+    assert.equal(times.next?.toISOString(), '2026-05-31T12:00:00.000Z');
+  });
+
   test('a value a field lists twice is accepted, as Kubernetes accepts it, in any zone', () => {
     for (const zone of ['UTC', 'Europe/Berlin']) {
       const times = scheduleTimes('0 1,1,*/12 * * *', zone, new Date('2026-05-29T12:00:00Z'));
