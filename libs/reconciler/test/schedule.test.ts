@@ -80,7 +80,7 @@ function assertTimes(
   next: string,
   context?: string,
 ): void {
-  assert.ok(!('problem' in times), context ?? times.problem);
+  if ('problem' in times) assert.fail(`${context ?? ''} ${times.problem}`);
   assert.equal(times.previous?.toISOString(), previous, context);
   assert.equal(times.next?.toISOString(), next, context);
 }
