@@ -4,7 +4,7 @@
  * Runs the scenarios, prints a table per scenario, writes bench/results/<date>.json and
  * regenerates docs/performance.md with its SVG charts.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -83,10 +83,16 @@ const selected = SCENARIOS.filter((s) =>
   wanted.length === 0 ? s.name !== latencyBoundScenario.name : wanted.includes(s.name),
 );
 const runDate = new Date();
-const stamp = runDate.toISOString().slice(0, 16).replace(/:/g, '');
+// To the second: two short runs started within one minute must not share a file, the second
+// overwriting the first. Names still sort in time order, which the README's table relies on.
+const stamp = runDate.toISOString().slice(0, 19).replace(/:/g, '');
 const resultsDir = values['results-dir'];
 mkdirSync(resultsDir, { recursive: true });
 const file = join(resultsDir, `${stamp}Z${size.name === 'quick' ? '-quick' : ''}.json`);
+if (existsSync(file)) {
+  console.error(`${file} exists: another bench run started this second; start again`);
+  process.exit(2);
+}
 const machine = describeMachine();
 
 /**

@@ -87,6 +87,17 @@ describe('the README performance summary', () => {
     assert.ok(next.startsWith('# x\n\n') && next.endsWith(`${SUMMARY_END}\n\nafter\n`));
   });
 
+  test('a run named to the second is newer than the runs named to the minute before it', () => {
+    // Runs were once named to the minute (`T0959Z`); since then to the second (`T100005Z`).
+    results('2026-05-01T0959Z.json', 'default', '2026-05-01T09:59:00Z', 'eeeeeee5555', [
+      { name: 'memory', goals: [{ goal: 'memory | per object', measured: '6 KiB', met: true }] },
+    ]);
+    results('2026-05-01T100005Z.json', 'default', '2026-05-01T10:00:05Z', 'fffffff6666', [
+      { name: 'memory', goals: [{ goal: 'memory | per object', measured: '5 KiB', met: true }] },
+    ]);
+    assert.match(renderPerformanceSummary(dir), /5 KiB \| yes \| 2026-05-01, `fffffff`/);
+  });
+
   test('a README without the markers is an error that names them', () => {
     assert.throws(() => withPerformanceSummary('# x\n', 'table'), /performance summary/);
   });
