@@ -1,5 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { RedisConnectionConfig } from './options.js';
+import { corkEachTurn } from './cork-each-turn.js';
 
 export type RedisClient = Redis | Cluster;
 
@@ -21,14 +22,16 @@ export function createRedisClient(
 ): RedisClient {
   const common = { maxRetriesPerRequest: 3, ...extra };
   if (config.cluster) {
-    return new Cluster(config.cluster.nodes, {
-      // ioredis refreshes its slot map on a redirection only; reading it now and then also moves
-      // connections that sit idle through a failover to the new primaries.
-      slotsRefreshInterval: 5_000,
-      ...config.cluster.options,
-      redisOptions: { ...common, ...config.cluster.options?.redisOptions },
-      clusterRetryStrategy: reconnectDelay,
-    });
+    return corkEachTurn(
+      new Cluster(config.cluster.nodes, {
+        // ioredis refreshes its slot map on a redirection only; reading it now and then also moves
+        // connections that sit idle through a failover to the new primaries.
+        slotsRefreshInterval: 5_000,
+        ...config.cluster.options,
+        redisOptions: { ...common, ...config.cluster.options?.redisOptions },
+        clusterRetryStrategy: reconnectDelay,
+      }),
+    );
   }
   const options: RedisOptions = {
     ...common,
@@ -36,8 +39,11 @@ export function createRedisClient(
     reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 2 : false),
     ...config.redis,
   };
-  if (options.sentinels !== undefined) return new Redis(withFailoverDetector(options));
-  return config.url !== undefined ? new Redis(config.url, options) : new Redis(options);
+  if (options.sentinels !== undefined)
+    return corkEachTurn(new Redis(withFailoverDetector(options)));
+  return corkEachTurn(
+    config.url !== undefined ? new Redis(config.url, options) : new Redis(options),
+  );
 }
 
 function withFailoverDetector(options: RedisOptions): RedisOptions & { replyMapping: 'legacy' } {
@@ -51,7 +57,7 @@ function reconnectDelay(attempt: number): number {
 
 /** A second connection to the same Redis, for blocking commands that would stall the first. */
 export function duplicateClient(client: RedisClient): RedisClient {
-  return client instanceof Cluster ? client.duplicate() : client.duplicate();
+  return corkEachTurn(client instanceof Cluster ? client.duplicate() : client.duplicate());
 }
 
 /**

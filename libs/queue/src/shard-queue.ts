@@ -414,9 +414,9 @@ export class ShardQueue {
 
   /**
    * Commands on this shard's keys (one slot), replies in order, in one round trip. Keyed commands
-   * go out one by one: ioredis writes each before any reply comes back, and an ioredis pipeline
-   * costs more to build than these commands do to send (its constructor copies every script the
-   * client knows, BullMQ's included: half the watcher's CPU per key add). Keyless commands (WAIT,
+   * are sent as plain commands, which the connection puts in one write (cork-each-turn.ts); an
+   * ioredis pipeline costs more to build than these commands do to send (its constructor copies
+   * every script the client knows, BullMQ's included: half the watcher's CPU per key add). Keyless commands (WAIT,
    * ROLE) go in a pipeline, which on a Cluster sends them to the node of the pipeline's keys,
    * where alone they mean anything. ioredis does not follow a Cluster's redirections for such a
    * pipeline (it cannot tell whether resending them is safe), so a redirection fails the call and
