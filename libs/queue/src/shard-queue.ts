@@ -416,11 +416,11 @@ export class ShardQueue {
    * Commands on this shard's keys (one slot), replies in order, in one round trip. Keyed commands
    * are sent as plain commands, which the connection puts in one write (cork-each-turn.ts); an
    * ioredis pipeline costs more to build than these commands do to send (its constructor copies
-   * every script the client knows, BullMQ's included: half the watcher's CPU per key add). Keyless commands (WAIT,
-   * ROLE) go in a pipeline, which on a Cluster sends them to the node of the pipeline's keys,
-   * where alone they mean anything. ioredis does not follow a Cluster's redirections for such a
-   * pipeline (it cannot tell whether resending them is safe), so a redirection fails the call and
-   * refreshes the slot map for the retry.
+   * every script the client knows, BullMQ's included: half the watcher's CPU per key add).
+   * Keyless commands (WAIT, ROLE) go in a pipeline, which on a Cluster sends them to the node of
+   * the pipeline's keys, where alone they mean anything. ioredis does not follow a Cluster's
+   * redirections for such a pipeline (it cannot tell whether resending them is safe), so a
+   * redirection fails the call and refreshes the slot map for the retry.
    */
   private async read(commands: readonly RedisCommand[]): Promise<(string | number | null)[]> {
     if (!commands.some(([name]) => KEYLESS.has(name))) {
