@@ -413,29 +413,29 @@ export class ShardQueue {
   }
 
   /**
-   * Commands on this shard's keys (one slot), replies in order, in one round trip. Keyed commands
-   * are sent as plain commands, which the connection puts in one write (cork-each-turn.ts); an
-   * ioredis pipeline costs more to build than these commands do to send (its constructor copies
-   * every script the client knows, BullMQ's included: half the watcher's CPU per key add).
-   * Keyless commands (WAIT, ROLE) go in a pipeline, which on a Cluster sends them to the node of
-   * the pipeline's keys, where alone they mean anything. ioredis does not follow a Cluster's
-   * redirections for such a pipeline (it cannot tell whether resending them is safe), so a
-   * redirection fails the call and refreshes the slot map for the retry.
+   * Commands on this shard's keys (one slot), replies in order, in one round trip. They are sent
+   * as plain commands, which the connection puts in one write (cork-each-turn.ts); an ioredis
+   * pipeline costs more to build than these commands do to send (its constructor copies every
+   * script the client knows, BullMQ's included: half the watcher's CPU per key add). Only on a
+   * Cluster do keyless commands (WAIT, ROLE) go in a pipeline, which sends them to the node of the
+   * pipeline's keys, where alone they mean anything; one server or a Sentinel's primary is one
+   * connection, which WAIT needs too. ioredis does not follow a Cluster's redirections for such a
+   * pipeline (it cannot tell whether resending them is safe), so a redirection fails the call and
+   * refreshes the slot map for the retry.
    */
   private async read(commands: readonly RedisCommand[]): Promise<(string | number | null)[]> {
-    if (!commands.some(([name]) => KEYLESS.has(name))) {
-      return (await Promise.all(
-        commands.map(([name, ...args]) => this.client.call(name, ...args)),
-      )) as (string | number | null)[];
+    const client = this.client;
+    if (!(client instanceof Cluster) || !commands.some(([name]) => KEYLESS.has(name))) {
+      return (await Promise.all(commands.map(([name, ...args]) => client.call(name, ...args)))) as (
+        string | number | null
+      )[];
     }
-    const pipeline = this.client.pipeline();
+    const pipeline = client.pipeline();
     for (const [name, ...args] of commands) void pipeline.call(name, ...args);
     const replies = (await pipeline.exec()) ?? [];
     return replies.map(([err, value]) => {
       if (err) {
-        if (this.client instanceof Cluster && redirected.test(err.message)) {
-          this.client.refreshSlotsCache();
-        }
+        if (redirected.test(err.message)) client.refreshSlotsCache();
         throw err;
       }
       return value as string | number | null;
