@@ -25,8 +25,8 @@ type Entry = readonly [key: string, snapshot: WorldSnapshot | undefined];
  * Snapshots in Redis: one string per BackupJob key holding the whole snapshot as JSON, so a
  * worker reads one with a single GET and a write replaces it, never mixing two moments. Each
  * snapshot lives in its key's queue shard (the shard's hash tag), beside the shard's fence, so a
- * write can be checked against the leader's term in one script, and on a Redis Cluster a batch
- * goes out as one pipeline per shard. A snapshot deleted takes its key's converged mark along.
+ * write can be checked against the leader's term in one script. A snapshot deleted takes its key's
+ * converged mark along.
  */
 export class RedisSnapshotStore implements SnapshotStore, SnapshotReader {
   private readonly prefix: string;
@@ -54,17 +54,9 @@ export class RedisSnapshotStore implements SnapshotStore, SnapshotReader {
    * and a FencedError says how many were refused.
    */
   async write(entries: readonly Entry[], term?: number): Promise<void> {
-    const byShard = new Map<number, Entry[]>();
-    for (const entry of entries) {
-      const shard = this.shardOf(entry[0]);
-      const group = byShard.get(shard);
-      if (group) group.push(entry);
-      else byShard.set(shard, [entry]);
-    }
-    // Without a Cluster one pipeline for the batch; with one, a pipeline per shard (one slot each).
-    const groups = this.client instanceof Cluster ? [...byShard.values()] : [entries];
-    const replies = await Promise.all(groups.map((group) => this.writeGroup(group, term)));
-    const fences = replies.flat().filter((fence) => fence > 0);
+    const fences = (
+      await Promise.all(entries.map(([key, snapshot]) => this.writeOne(key, snapshot, term)))
+    ).filter((fence) => fence > 0);
     if (term !== undefined && fences.length > 0) {
       throw new FencedError(term, Math.max(...fences), fences.length);
     }
@@ -94,34 +86,29 @@ export class RedisSnapshotStore implements SnapshotStore, SnapshotReader {
     }
   }
 
-  /** Writes one group in one pipeline; per entry 0 (written) or the term that fenced it. */
-  private async writeGroup(group: readonly Entry[], term: number | undefined): Promise<number[]> {
-    const pipeline = this.client.pipeline();
-    const fenced = writeSnapshot.commandOf(pipeline);
-    for (const [key, snapshot] of group) {
-      const shard = this.shardOf(key);
-      if (term !== undefined) {
-        const json = snapshot ? JSON.stringify(snapshot) : '';
-        void fenced.call(
-          pipeline,
-          shardKeys(this.prefix, this.name, shard).fence,
-          this.redisKey(key),
-          convergedMarksKey(this.prefix, this.name, shard),
-          term,
-          json,
-          key,
-        );
-      } else if (snapshot) pipeline.set(this.redisKey(key), JSON.stringify(snapshot));
-      else
-        pipeline
-          .del(this.redisKey(key))
-          .hdel(convergedMarksKey(this.prefix, this.name, shard), key);
+  /**
+   * Writes one key's snapshot; resolves 0, or the term that fenced it. Plain commands, not a
+   * pipeline: the connection sends a whole batch's in one write (cork-each-turn.ts in #queue), a
+   * Cluster client sends each to its shard's node, and building a pipeline would first copy every
+   * script the client knows, BullMQ's included.
+   */
+  private async writeOne(
+    key: string,
+    snapshot: WorldSnapshot | undefined,
+    term: number | undefined,
+  ): Promise<number> {
+    const shard = this.shardOf(key);
+    const marks = convergedMarksKey(this.prefix, this.name, shard);
+    if (term !== undefined) {
+      const json = snapshot ? JSON.stringify(snapshot) : '';
+      const fence = shardKeys(this.prefix, this.name, shard).fence;
+      return Number(
+        await writeSnapshot.run(this.client, fence, this.redisKey(key), marks, term, json, key),
+      );
     }
-    const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([err, reply]) => {
-      if (err) throw err;
-      return term === undefined ? 0 : Number(reply);
-    });
+    if (snapshot) await this.client.set(this.redisKey(key), JSON.stringify(snapshot));
+    else await Promise.all([this.client.del(this.redisKey(key)), this.client.hdel(marks, key)]);
+    return 0;
   }
 
   private shardOf(key: string): number {
