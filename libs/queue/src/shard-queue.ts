@@ -329,7 +329,7 @@ export class ShardQueue {
     return start;
   }
 
-  /** Read from BullMQ's lists and sets in one pipeline (cheaper than its getJobCounts script). */
+  /** Read from BullMQ's lists and sets in one round trip (cheaper than its getJobCounts script). */
   async depth(): Promise<ShardDepth> {
     const [wait, prioritized, delayed, active] = (
       await this.read([
