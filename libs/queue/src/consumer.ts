@@ -195,9 +195,9 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
     this.blockingClients.push(blocking);
     const queue = this.shardQueue(shard);
     while (!this.stopping) {
-      if ((await this.slots.acquire(1)) === 0) break;
+      if (!(await this.slots.acquire(shard))) break;
       if (this.stopping) {
-        this.slots.release();
+        this.slots.release(shard);
         break;
       }
       const token = `${this.tokenPrefix}${this.tokenSeq++}`;
@@ -207,10 +207,10 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
         return null;
       });
       if (job) {
-        this.track(this.handle(queue, job, token, since).finally(() => this.slots.release()));
+        this.track(this.handle(queue, job, token, since).finally(() => this.slots.release(shard)));
         continue;
       }
-      this.slots.release();
+      this.slots.release(shard);
       if (job === null) await sleep(retryDelayMs);
       else await this.idle(blocking, queue.keys.marker);
     }
@@ -252,8 +252,8 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
   }
 
   /**
-   * Handles the job, then, while no other shard waits for a slot, the shard's next job, which
-   * BullMQ hands out in the same call that finishes the previous one.
+   * Handles the job, then, while the slot stays with the shard (Slots.keeps), the shard's next
+   * job, which BullMQ hands out in the same call that finishes the previous one.
    */
   private async handle(queue: ShardQueue, job: Job, token: string, since: number): Promise<void> {
     let next: Job | undefined = job;
@@ -265,15 +265,17 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
       if (parsed?.kind === 'timer') raw = await this.fire(queue, parsed.key, next, token);
       else if (parsed) raw = await this.run(queue, parsed.key, next, token, since);
       else
-        raw = await next.moveToCompleted(undefined, token, this.fetchNext()).catch(() => undefined);
+        raw = await next
+          .moveToCompleted(undefined, token, this.fetchNext(queue.shard))
+          .catch(() => undefined);
       next = this.nextJob(queue.shard, raw, token);
       since = nextSince;
     }
   }
 
-  /** Whether finishing a job should also take the shard's next one. */
-  private fetchNext(): boolean {
-    return !this.stopping && !this.slots.hasWaiters;
+  /** Whether finishing a job of `shard` should also take the shard's next one (see Slots). */
+  private fetchNext(shard: number): boolean {
+    return !this.stopping && this.slots.keeps(shard);
   }
 
   /** The job BullMQ returned with a finish (`[data, id, …]`), owned by the same token. */
@@ -293,7 +295,7 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
   private async fire(queue: ShardQueue, key: string, job: Job, token: string): Promise<unknown> {
     try {
       if (await queue.add(key, false, false)) this.metrics?.incAdds(1);
-      return await job.moveToCompleted(undefined, token, this.fetchNext());
+      return await job.moveToCompleted(undefined, token, this.fetchNext(queue.shard));
     } catch (err) {
       this.reportError(err as Error);
       return undefined;
@@ -472,7 +474,7 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
     }
     // Forget; a count of 0 at the start needs none (an addRateLimited meanwhile is not undone).
     if ((outcome === 'ok' || outcome === 'terminal') && run.failures > 0) await queue.forget(key);
-    const fetch = this.fetchNext();
+    const fetch = this.fetchNext(queue.shard);
     if (outcome === 'error' || outcome === 'terminal') {
       const error = err instanceof Error ? err : new Error(String(err));
       const next = await job.moveToFailed(error, token, fetch);
