@@ -80,6 +80,7 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
 /** Redis rounds blocking timeouts to its `hz` tick (100 ms by default): shorter waits use a timer. */
 const shortestBlockMs = 100;
 const retryDelayMs = 200;
+const holdRoundingMs = 2;
 /** Stalls never fail a key: past BullMQ's maxStalledCount a job is failed and the key forgotten. */
 const neverFailStalled = 1e9;
 /** BullMQ's errors for a job whose lock is gone: its run was handed to another consumer. */
@@ -357,7 +358,8 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
         throw new NotReplicatedError(`the connection changed after the claim of ${run.key}`);
       }
       this.confirmMark(queue.shard, start.mark);
-      if (start.holdMs > 0) await sleep(start.holdMs);
+      // PTTL and Node's timers both count whole milliseconds: up to 2 ms short of the real end.
+      if (start.holdMs > 0) await sleep(start.holdMs + holdRoundingMs);
       return run.abort.signal.aborted ? undefined : start;
     } catch (err) {
       this.reportError(err as Error);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { ConnectionChanges, createRedisClient, type RedisClient } from './connection.js';
 import { JobIds } from './job-ids.js';
@@ -57,7 +56,8 @@ export abstract class QueueBase<
     const onError = (err: Error) => this.reportError(err);
     this.shards = Array.from(
       { length: this.options.shards },
-      (_, shard) => new ShardQueue(shard, this.client, this.options, this.ids, onError),
+      (_, shard) =>
+        new ShardQueue(shard, this.client, this.options, this.ids, onError, () => this.seen(shard)),
     );
     this.metrics = this.options.registry
       ? new WorkQueueMetrics(this.options.registry, this.options.name, this.options.controller)
@@ -122,7 +122,7 @@ export abstract class QueueBase<
   protected async confirmWrites(shards: Iterable<number>, since: number): Promise<void> {
     const confirmations = await Promise.all(
       [...new Set(shards)].map(async (shard) => {
-        const found = await this.shardQueue(shard).confirmWrites(randomUUID(), this.seen(shard));
+        const found = await this.shardQueue(shard).confirmWrites();
         if (found.epoch !== undefined) this.observeEpoch(shard, found.epoch);
         return { shard, ...found };
       }),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';
 import { Cluster } from 'ioredis';
 import type { RedisClient } from './connection.js';
@@ -6,6 +7,7 @@ import { LuaScript } from './scripts.js';
 import { dedupId, type JobIds } from './job-ids.js';
 import type { ResolvedQueueOptions } from './options.js';
 import { shardKeys, shardLocation, type ShardKeys } from './shard.js';
+import { TurnBatch } from './turn-batch.js';
 
 export interface ShardDepth {
   shard: number;
@@ -69,6 +71,9 @@ const delayedScoreFactor = 0x1000;
 /** Errors of a Cluster whose slot map moved on (a failover, a resharding). */
 const redirected = /^(MOVED|ASK|CLUSTERDOWN|TRYAGAIN) /;
 
+/** A Redis reply as ioredis gives it (MGET's is an array). */
+type Reply = string | number | null | Reply[];
+
 /** A Redis command: its name, upper case, and its arguments. */
 type RedisCommand = readonly [name: string, ...args: (string | number)[]];
 
@@ -111,13 +116,20 @@ export class ShardQueue {
   private replicas = 0;
   /** How long a WAIT may take before the write counts as not replicated. */
   private readonly waitMs: number;
+  /** The confirmations asked for in one turn share one mark and one WAIT. */
+  private readonly confirmations = new TurnBatch<void, WriteConfirmation>(async (asks) => {
+    const found = await this.confirmBatch();
+    return asks.map(() => found);
+  });
 
+  /** `seen`: what this client saw of the shard, read when a check compares with it. */
   constructor(
     readonly shard: number,
     private readonly client: RedisClient,
     private readonly options: ResolvedQueueOptions,
     private readonly ids: JobIds,
     onError: (err: Error) => void,
+    private readonly seen: () => Seen,
   ) {
     const location = shardLocation(options.prefix, options.name, shard);
     this.keys = shardKeys(options.prefix, options.name, shard);
@@ -282,9 +294,15 @@ export class ShardQueue {
   /**
    * Writes the mark after the caller's writes to this shard and waits for every online replica to
    * hold them. A mark not above the one the caller saw confirmed means the primary lost confirmed
-   * writes: the shard is declared lost and the new epoch and hold are returned with it.
+   * writes: the shard is declared lost and the new epoch and hold are returned with it. The
+   * callers of one turn share one mark and WAIT, sent after all of their writes.
    */
-  async confirmWrites(fresh: string, seen: Seen): Promise<WriteConfirmation> {
+  confirmWrites(): Promise<WriteConfirmation> {
+    return this.confirmations.call();
+  }
+
+  private async confirmBatch(): Promise<WriteConfirmation> {
+    const seen = this.seen();
     const replicas = this.replicas;
     const [mark, acked] = await this.read([
       ['INCR', this.keys.mark],
@@ -293,28 +311,30 @@ export class ShardQueue {
     return {
       mark: Number(mark),
       replicated: await this.replicated(replicas, acked),
-      ...(Number(mark) <= seen.mark && (await this.lose(seen.epoch, fresh))),
+      ...(Number(mark) <= seen.mark && (await this.lose(seen.epoch, randomUUID()))),
     };
   }
 
   /**
-   * Before a run, in one round trip: the mark written after the claim of the key, the epoch, the
-   * hold, the key's failure count, and the replicas' acknowledgement of the claim. The epoch is
-   * written (and compared with `seen`) only when it is missing or differs.
+   * Before a run, in one round trip: the mark written after the claim of the key, the epoch and
+   * whether the shard is held, the key's failure count and kept failed job, and the replicas'
+   * acknowledgement of the claim. The epoch is written (and compared with `seen`) only when it is
+   * missing or differs.
    */
   async runStart(key: string, fresh: string, seen: Seen): Promise<RunStart> {
     const replicas = this.replicas;
-    const [mark, epoch, holdMs, failures, failedJob, acked] = await this.read([
+    const [mark, markers, failures, failedJob, acked] = await this.read([
       ['INCR', this.keys.mark],
-      ['GET', this.keys.epoch],
-      ['PTTL', this.keys.hold],
+      ['MGET', this.keys.epoch, this.keys.hold],
       ['HGET', this.keys.fail, key],
       ['HGET', this.keys.failedJob, key],
       ...(replicas > 0 ? [['WAIT', replicas, this.waitMs] as const] : []),
     ]);
+    const [epoch = null, hold = null] = markers as (string | null)[];
     const start: RunStart = {
       epoch: String(epoch),
-      holdMs: Number(holdMs),
+      // Only a held shard (rare: after a loss) costs a second round trip, for the time left.
+      holdMs: hold === null ? 0 : Number(await this.client.pttl(this.keys.hold)),
       failures: Number(failures ?? 0),
       failedJob: failedJob === null ? undefined : String(failedJob),
       mark: Number(mark),
@@ -423,12 +443,12 @@ export class ShardQueue {
    * pipeline (it cannot tell whether resending them is safe), so a redirection fails the call and
    * refreshes the slot map for the retry.
    */
-  private async read(commands: readonly RedisCommand[]): Promise<(string | number | null)[]> {
+  private async read(commands: readonly RedisCommand[]): Promise<Reply[]> {
     const client = this.client;
     if (!(client instanceof Cluster) || !commands.some(([name]) => KEYLESS.has(name))) {
-      return (await Promise.all(commands.map(([name, ...args]) => client.call(name, ...args)))) as (
-        string | number | null
-      )[];
+      return (await Promise.all(
+        commands.map(([name, ...args]) => client.call(name, ...args)),
+      )) as Reply[];
     }
     const pipeline = client.pipeline();
     for (const [name, ...args] of commands) void pipeline.call(name, ...args);
@@ -438,7 +458,7 @@ export class ShardQueue {
         if (redirected.test(err.message)) client.refreshSlotsCache();
         throw err;
       }
-      return value as string | number | null;
+      return value as Reply;
     });
   }
 }

@@ -454,6 +454,26 @@ for (const kind of backendKinds) {
       );
     });
 
+    test('a held shard: a consumer that already knows the epoch runs no key until the hold ends', async () => {
+      const options = queueOptions(backend);
+      const queue = producer(options);
+      const keys = shardKeys('wq', options.name, shardOf('ns/held', options.shards ?? 16));
+      const raw = backend.client();
+      const holdLeft: number[] = [];
+      const c = consumer(options, async () => {
+        holdLeft.push(await raw.pttl(keys.hold));
+      });
+      // The consumer has seen the shard's epoch and run a key: its next run start finds the
+      // epoch unchanged, so only the hold itself can stop the run.
+      await queue.add('ns/held');
+      await eventually('the first run', () => c.runs.length === 1);
+      // What another client sets when it finds the shard lost (ShardQueue.checkEpoch).
+      await raw.set(keys.hold, '1', 'PX', 600, 'NX');
+      await queue.add('ns/held');
+      await eventually('the run after the hold', () => c.runs.length === 2);
+      assert.deepEqual(holdLeft, [-2, -2], 'no run started while the hold was set');
+    });
+
     test('fencing: once a newer leader term raised the fences, adds of an older term are refused', async () => {
       const options = queueOptions(backend);
       const queue = producer(options);
