@@ -80,7 +80,6 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
 /** Redis rounds blocking timeouts to its `hz` tick (100 ms by default): shorter waits use a timer. */
 const shortestBlockMs = 100;
 const retryDelayMs = 200;
-const holdRoundingMs = 2;
 /** Stalls never fail a key: past BullMQ's maxStalledCount a job is failed and the key forgotten. */
 const neverFailStalled = 1e9;
 /** BullMQ's errors for a job whose lock is gone: its run was handed to another consumer. */
@@ -358,8 +357,9 @@ export class QueueConsumer extends QueueBase<ConsumerEvents> {
         throw new NotReplicatedError(`the connection changed after the claim of ${run.key}`);
       }
       this.confirmMark(queue.shard, start.mark);
-      // PTTL and Node's timers both count whole milliseconds: up to 2 ms short of the real end.
-      if (start.holdMs > 0) await sleep(start.holdMs + holdRoundingMs);
+      // PTTL and timers count whole milliseconds, so a timer can end just short of the hold: the
+      // run starts once Redis itself has dropped it.
+      for (let left = start.holdMs; left > 0; left = await queue.holdLeft()) await sleep(left);
       return run.abort.signal.aborted ? undefined : start;
     } catch (err) {
       this.reportError(err as Error);

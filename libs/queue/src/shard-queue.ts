@@ -71,6 +71,11 @@ const delayedScoreFactor = 0x1000;
 /** Errors of a Cluster whose slot map moved on (a failover, a resharding). */
 const redirected = /^(MOVED|ASK|CLUSTERDOWN|TRYAGAIN) /;
 
+/** PTTL counts whole milliseconds: a hold with less than one left still holds. */
+function holdFromPttl(pttl: number): number {
+  return pttl >= 0 ? Math.max(1, pttl) : 0;
+}
+
 /** A Redis reply as ioredis gives it (MGET's is an array). */
 type Reply = string | number | null | Reply[];
 
@@ -285,10 +290,10 @@ export class ShardQueue {
     const epoch = String(epochReply);
     if (seen.epoch !== '' && seen.epoch !== epoch) {
       await this.client.set(this.keys.hold, '1', 'PX', this.options.lockDurationMs, 'NX');
-      return { epoch, holdMs: Math.max(0, Number(await this.client.pttl(this.keys.hold))) };
+      return { epoch, holdMs: await this.holdLeft() };
     }
     if (Number(markReply ?? 0) < seen.mark) return this.lose(seen.epoch, fresh);
-    return { epoch, holdMs: Math.max(0, Number(holdReply)) };
+    return { epoch, holdMs: holdFromPttl(Number(holdReply)) };
   }
 
   /**
@@ -334,7 +339,7 @@ export class ShardQueue {
     const start: RunStart = {
       epoch: String(epoch),
       // Only a held shard (rare: after a loss) costs a second round trip, for the time left.
-      holdMs: hold === null ? 0 : Number(await this.client.pttl(this.keys.hold)),
+      holdMs: hold === null ? 0 : await this.holdLeft(),
       failures: Number(failures ?? 0),
       failedJob: failedJob === null ? undefined : String(failedJob),
       mark: Number(mark),
@@ -345,8 +350,12 @@ export class ShardQueue {
     } else if (start.mark <= seen.mark) {
       Object.assign(start, await this.lose(seen.epoch, fresh));
     }
-    start.holdMs = Math.max(0, start.holdMs);
     return start;
+  }
+
+  /** Time left on the shard's hold: at least 1 ms while Redis still holds it, 0 once it is gone. */
+  async holdLeft(): Promise<number> {
+    return holdFromPttl(Number(await this.client.pttl(this.keys.hold)));
   }
 
   /** Read from BullMQ's lists and sets in one round trip (cheaper than its getJobCounts script). */
@@ -421,7 +430,7 @@ export class ShardQueue {
       fresh,
       this.options.lockDurationMs,
     )) as [string, number];
-    return { epoch, holdMs: Math.max(0, holdMs) };
+    return { epoch, holdMs: holdFromPttl(holdMs) };
   }
 
   private dedupKey(kind: 'run' | 'timer', key: string): string {
