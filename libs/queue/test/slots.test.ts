@@ -18,20 +18,25 @@ describe('Slots: one budget over shards, shared max-min', () => {
     const slots = new Slots(2);
     assert.equal(await slots.acquire(0), true);
     assert.equal(await slots.acquire(0), true);
+    assert.equal(slots.keeps(0), true, 'nobody waits');
     void slots.acquire(0);
-    assert.equal(slots.keeps(0), true);
+    assert.equal(slots.keeps(0), true, 'only its own lane waits');
   });
 
-  test('at or below its share a shard keeps its slot although others wait', async () => {
-    // 10 slots, 8 shards wanting work: a share of 1 each, two shards hold a second slot.
+  test('at or below its share a shard keeps its slot although a shard holding fewer waits', async () => {
+    // 10 slots; shards 0-7 hold one each and shards 0 and 1 a second; shard 8 wakes up holding
+    // none: 9 shards want work, a share of 1 each.
     const slots = new Slots(10);
     for (let shard = 0; shard < 8; shard++) assert.equal(await slots.acquire(shard), true);
     assert.equal(await slots.acquire(0), true);
     assert.equal(await slots.acquire(1), true);
     const granted: number[] = [];
-    for (let shard = 0; shard < 8; shard++) void waitFor(slots, shard, granted);
+    for (let shard = 0; shard <= 8; shard++) void waitFor(slots, shard, granted);
     assert.equal(slots.keeps(5), true, 'one slot is within the share');
-    assert.equal(slots.keeps(0), false, 'a second slot is above it while shards holding one wait');
+    assert.equal(slots.keeps(0), false, 'a second slot is above it');
+    slots.release(0);
+    await settle();
+    assert.deepEqual(granted, [8], 'the slot above the share goes to the shard holding none');
   });
 
   test('a slot given back goes to the waiting shard holding the fewest, first come among equals', async () => {
