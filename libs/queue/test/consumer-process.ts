@@ -5,9 +5,11 @@
  *   E <key> <runId> <outcome> <ms>   run ended (outcome: ok, after, error, terminal)
  *   V <key> <runId>                  the key's marker was already set: two runs at once
  *   L <key>                          lease lost
- * Keys starting with `hang/` run until aborted; `stall/` block the event loop for `stallMs`;
- * `slow/` take `longRunMs`.
+ * Keys starting with `hang/` run until aborted; `stall/` block the event loop until the file
+ * `stallUntil` exists, so that a test ends the stall once it has seen what it waits for, however
+ * long that took; `slow/` take `longRunMs`.
  */
+import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, Redis } from 'ioredis';
 import {
@@ -29,7 +31,8 @@ export interface ConsumerProcessConfig {
   /** Share of runs that take `longRunMs`, so a test can kill a consumer while one is running. */
   longRunRate: number;
   longRunMs: number;
-  stallMs: number;
+  /** The file whose creation ends a `stall/` key's stall. */
+  stallUntil?: string;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as ConsumerProcessConfig;
@@ -46,6 +49,13 @@ function say(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
+/** Blocks the thread, without spinning, until `file` exists: no timer, renewal or reply runs. */
+function stall(file: string | undefined): void {
+  if (file === undefined) throw new Error('a stall/ key needs stallUntil');
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  while (!existsSync(file)) Atomics.wait(cell, 0, 0, 5);
+}
+
 async function handle(key: string, signal: AbortSignal): Promise<HandlerResult> {
   const runId = `${process.pid}-${runs++}`;
   const marked = await data.set(`marker:${key}`, runId, 'PX', markerMs, 'NX');
@@ -54,7 +64,7 @@ async function handle(key: string, signal: AbortSignal): Promise<HandlerResult> 
   say(`S ${key} ${runId} ${version} ${Date.now()}`);
   if (key.startsWith('hang/'))
     await new Promise((_, reject) => signal.addEventListener('abort', reject));
-  if (key.startsWith('stall/')) for (const end = Date.now() + config.stallMs; Date.now() < end;);
+  if (key.startsWith('stall/')) stall(config.stallUntil);
   const long = key.startsWith('slow/') || Math.random() < config.longRunRate;
   await sleep(long ? config.longRunMs : Math.random() * config.maxRunMs);
   const dice = Math.random();

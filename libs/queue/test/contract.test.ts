@@ -1,10 +1,21 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
-import { eventually, type ManagedProcess, startProcess, startRedisServer } from '#testing';
+import {
+  eventually,
+  type ManagedProcess,
+  type RedisServer,
+  startProcess,
+  startRedisServer,
+} from '#testing';
 import {
   isFencedError,
+  NotReplicatedError,
   shardKeys,
   shardOf,
   TerminalError,
@@ -296,7 +307,7 @@ for (const kind of backendKinds) {
     test('6. a consumer SIGKILLed mid-run loses no key: it runs elsewhere after the lock expires', async () => {
       const options = queueOptions(backend, { lockDurationMs: 1_000 });
       const queue = producer(options);
-      const child = await runInConsumerProcess(closers, queue, options, 'hang/h', 0);
+      const child = await runInConsumerProcess(closers, queue, options, 'hang/h');
       child.child.kill('SIGKILL');
       await child.exited;
       const { runs } = consumer(options, () => undefined);
@@ -309,18 +320,48 @@ for (const kind of backendKinds) {
     test('6. a stalled consumer loses its lease: another runs the key and the stalled result is fenced', async () => {
       const options = queueOptions(backend, { lockDurationMs: 1_000 });
       const queue = producer(options);
-      const child = await runInConsumerProcess(closers, queue, options, 'stall/s', 3_000);
+      const release = releaseFile(closers);
+      const child = await runInConsumerProcess(closers, queue, options, 'stall/s', release);
       const { runs } = consumer(options, () => undefined);
+      // The first run stalls until the key has run here: the takeover happens during the stall.
       await eventually('the run that took over', () => runs.some((r) => r.key === 'stall/s'));
-      const lost = await child.waitForLine(/^L stall\/s$/);
-      assert.ok(lost);
-      const ended = Number((await child.waitForLine(/^E stall\/s /)).split(' ')[4]);
-      assert.ok(
-        (runs[0]?.start ?? Infinity) < ended,
-        'the stalled run was still going (documented overlap)',
-      );
+      await writeFile(release, '');
+      assert.ok(await child.waitForLine(/^L stall\/s$/));
+      await child.waitForLine(/^E stall\/s /);
       await waitForIdle(queue);
+      assert.equal(runs.length, 1, 'the stalled run ending made the key run again');
     });
+
+    if (kind !== 'standalone') {
+      test('6. a takeover whose claim the replicas do not confirm is not run; the key runs at the next one', async () => {
+        const options = queueOptions(backend, { lockDurationMs: 1_000 });
+        const queue = producer(options);
+        const release = releaseFile(closers);
+        const child = await runInConsumerProcess(closers, queue, options, 'stall/r', release);
+        const replicas = replicaServers(backend);
+        const errors: Error[] = [];
+        replicas.forEach((r) => r.pause());
+        let started: ReturnType<typeof consumer>;
+        try {
+          started = consumer(options, () => undefined);
+          started.consumer.on('error', (err) => errors.push(err));
+          await eventually('the unconfirmed claim', () =>
+            errors.some((e) => e instanceof NotReplicatedError && /stall\/r/.test(e.message)),
+          );
+          assert.equal(started.runs.length, 0, 'a claim the replicas did not confirm ran');
+        } finally {
+          replicas.forEach((r) => r.resume());
+        }
+        await eventually('the run that took over', () => started.runs.length > 0);
+        await writeFile(release, '');
+        assert.ok(await child.waitForLine(/^L stall\/r$/));
+        await waitForIdle(queue);
+        assert.deepEqual(
+          started.runs.map((r) => r.key),
+          ['stall/r'],
+        );
+      });
+    }
 
     test('7. keys spread over shards; consumers serve a subset and can join later', async () => {
       const options = queueOptions(backend, { shards: 4 });
@@ -597,7 +638,7 @@ async function runInConsumerProcess(
   queue: WorkQueue,
   options: QueueOptions,
   key: string,
-  stallMs: number,
+  stallUntil?: string,
 ): Promise<ManagedProcess> {
   const config: ConsumerProcessConfig = {
     queue: options,
@@ -609,7 +650,7 @@ async function runInConsumerProcess(
     requeueAfterMs: [0, 0],
     longRunRate: 0,
     longRunMs: 0,
-    stallMs,
+    stallUntil,
   };
   const child = startProcess({
     name: 'consumer',
@@ -624,6 +665,20 @@ async function runInConsumerProcess(
   await queue.add(key);
   await child.waitForLine((line) => line.startsWith(`S ${key} `));
   return child;
+}
+
+/** A path for a file that does not exist yet, removed after the tests. */
+function releaseFile(closers: (() => Promise<unknown>)[]): string {
+  const file = join(tmpdir(), `queue-contract-${process.pid}-${randomUUID()}`);
+  closers.push(() => rm(file, { force: true }));
+  return file;
+}
+
+/** The servers of the backend that replicate a primary. */
+function replicaServers(backend: Backend): RedisServer[] {
+  if (backend.cluster)
+    return backend.cluster.servers.filter((_, i) => i >= backend.cluster!.nodes.length);
+  return backend.sentinel?.servers.slice(1) ?? [];
 }
 
 type MetricJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;

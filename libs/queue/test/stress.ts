@@ -78,7 +78,6 @@ export async function runStress(backend: Backend, options: StressOptions): Promi
     requeueAfterMs: [20, 100],
     longRunRate: 0.01,
     longRunMs: 300,
-    stallMs: 0,
   };
   const data = backend.client();
   const queue = new WorkQueue(queueOptions);
