@@ -381,6 +381,38 @@ for (const kind of backendKinds) {
       assert.deepEqual([...low.runs, ...high.runs].map((r) => r.key).sort(), [...keys].sort());
     });
 
+    test('7. a busy shard hands its slot to another shard that waits, instead of running its next key', async () => {
+      const options = queueOptions(backend, { shards: 2 });
+      const queue = producer(options);
+      const names = Array.from({ length: 100 }, (_, i) => `ns/s-${i}`);
+      const busy = names.filter((k) => shardOf(k, 2) === 0).slice(0, 3);
+      const other = names.find((k) => shardOf(k, 2) === 1)!;
+      for (const key of busy) await queue.add(key);
+      const first = gate();
+      const rest = gate();
+      // One slot: shard 0's lane takes it at start and shard 1's waits for it from then on.
+      const { runs } = consumer(
+        options,
+        (key) => (key === busy[0] ? first.promise : key === other ? undefined : rest.promise),
+        { concurrency: 1 },
+      );
+      await eventually('the first key running', () => runs.length === 1);
+      await queue.add(other);
+      first.open();
+      // Were the slot kept for shard 0's next key, that key would hold it until `rest` opens.
+      await eventually('the other shard’s key', () => runs.some((r) => r.key === other));
+      assert.deepEqual(
+        runs.slice(0, 2).map((r) => r.key),
+        [busy[0], other],
+      );
+      rest.open();
+      await waitForIdle(queue);
+      assert.deepEqual(
+        runs.map((r) => r.key),
+        [busy[0], other, ...busy.slice(1)],
+      );
+    });
+
     test('8. low-priority bulk adds run after normal adds; a normal add raises a low key', async () => {
       const options = queueOptions(backend, { shards: 1 });
       const queue = producer(options);
