@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { loadKubeConfig } from '../src/client.js';
 import { RestClient } from '../src/rest.js';
+import { writeKubeconfigFor } from './kubeconfig.js';
 
 // A server that counts TCP connections and answers like an API server's /version and namespace GET.
 let server: Server;
@@ -27,27 +27,7 @@ before(async () => {
   server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   dir = mkdtempSync(join(tmpdir(), 'connection-reuse-'));
-  kubeconfigPath = join(dir, 'kubeconfig');
-  // insecure-skip-tls-verify is a TLS option: with it client-node builds a dispatcher per request.
-  writeFileSync(
-    kubeconfigPath,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: 'c',
-          cluster: {
-            server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-            'insecure-skip-tls-verify': true,
-          },
-        },
-      ],
-      users: [{ name: 'u', user: { token: 't' } }],
-      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'x',
-    }),
-  );
+  kubeconfigPath = writeKubeconfigFor(server, dir);
 });
 
 after(async () => {
