@@ -45,6 +45,14 @@ describe('RestClient.request', () => {
     await assert.rejects(pending, { message: 'shutting down' });
   });
 
+  test('a request answered in time leaves no timer running for its limit', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    await rest.request({ path: '/fast', timeoutMs: 60_000 });
+    const before = timers();
+    await rest.request({ path: '/fast', timeoutMs: 60_000 });
+    assert.equal(timers(), before);
+  });
+
   test('a request answered in time returns the parsed body', async () => {
     assert.deepEqual(await rest.request({ path: '/fast', timeoutMs: 10_000 }), {
       kind: 'Status',
