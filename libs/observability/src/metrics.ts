@@ -1,4 +1,11 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { EVENT_LOOP_METRICS, registerEventLoopMetrics } from './event-loop.js';
+
+/**
+ * prom-client always starts its own event-loop monitor, at the resolution it is given; a day's
+ * makes it wake the process about never. Its gauges are replaced by event-loop.ts's.
+ */
+const PROM_CLIENT_MONITOR_MS = 86_400_000;
 
 /**
  * A private registry per process (never prom-client's global one), so tests can build several
@@ -6,7 +13,14 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 export function createRegistry(options: { defaultMetrics?: boolean } = {}): Registry {
   const registry = new Registry();
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  if (options.defaultMetrics ?? true) {
+    collectDefaultMetrics({
+      register: registry,
+      eventLoopMonitoringPrecision: PROM_CLIENT_MONITOR_MS,
+    });
+    for (const name of EVENT_LOOP_METRICS) registry.removeSingleMetric(name);
+    registerEventLoopMetrics(registry);
+  }
   return registry;
 }
 
@@ -203,7 +217,6 @@ export class RestClientMetrics {
   }
 }
 
-/** Every metric this library defines, on one registry. Queue metrics live in the queue library. */
 /**
  * Prometheus text made outside prom-client (BullMQ's `exportPrometheusMetrics()`), appended to
  * /metrics after the registry's own metrics: one text, or newline-terminated chunks that are
@@ -220,6 +233,7 @@ export interface OperatorMetrics {
   readonly resync: ResyncMetrics;
 }
 
+/** Every metric this library defines, on one registry. Queue metrics live in the queue library. */
 export function createOperatorMetrics(registry: Registry = createRegistry()): OperatorMetrics {
   return {
     registry,
