@@ -89,6 +89,14 @@ export interface Size {
     readonly workers: number;
     readonly capSeconds: number;
   };
+  /** A converged system left alone: `settleSeconds` after it went quiet, over `windowSeconds`. */
+  readonly idle: {
+    readonly objects: number;
+    readonly workers: number;
+    readonly latencyMs: number;
+    readonly settleSeconds: number;
+    readonly windowSeconds: number;
+  };
   /** The cold start profiled with --cpu-prof. */
   readonly profile: {
     readonly objects: number;
@@ -126,6 +134,7 @@ export const SIZES: Record<Size['name'], Size> = {
     redisCluster: { objects: 2000, workers: 4, latencyMs: 5 },
     queueFloor: { quick: false },
     startUp: { runs: 7, latencyMs: 10, workers: 2, capSeconds: 120 },
+    idle: { objects: 1000, workers: 2, latencyMs: 5, settleSeconds: 35, windowSeconds: 60 },
     profile: { objects: 2000, workers: 4, latencyMs: 20 },
   },
   quick: {
@@ -155,6 +164,7 @@ export const SIZES: Record<Size['name'], Size> = {
     redisCluster: { objects: 300, workers: 2, latencyMs: 5 },
     queueFloor: { quick: true },
     startUp: { runs: 5, latencyMs: 10, workers: 2, capSeconds: 120 },
+    idle: { objects: 100, workers: 2, latencyMs: 5, settleSeconds: 2, windowSeconds: 10 },
     profile: { objects: 300, workers: 2, latencyMs: 5 },
   },
 };

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scrape, sumOf } from '../lib/prom.js';
 import {
@@ -153,6 +154,8 @@ export interface OperatorOptions extends CommonOptions {
    * with one replica and one Sentinel.
    */
   readonly redis?: RedisMode;
+  /** The output folder of another build (`OUT_DIR=<dir> npm run build`) to run instead of this one's. */
+  readonly build?: string;
 }
 
 /** The product: Redis, one leader-elected watcher and N worker processes, as real processes. */
@@ -165,6 +168,8 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
     LEADER_ELECTION_NAMESPACE: 'default',
     POD_NAMESPACE: 'default',
   };
+  const entry = (app: 'watcher' | 'worker') =>
+    o.build ? join(o.build, 'apps', app, 'src', 'main.js') : dist(`apps/${app}/src/main.js`);
   const processes: OperatorProcess[] = [];
   const readyz = (p: OperatorProcess) =>
     eventually(`${p.name} ready`, () => ok(`${p.healthUrl}/readyz`), 60_000);
@@ -172,7 +177,7 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
     const w = await spawnNode(
       'watcher',
       `watcher-${n}`,
-      dist('apps/watcher/src/main.js'),
+      entry('watcher'),
       { ...common, ...o.watcherEnv },
       { ...o, health: true },
     );
@@ -191,7 +196,7 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
         spawnNode(
           'worker',
           `worker-${i}`,
-          dist('apps/worker/src/main.js'),
+          entry('worker'),
           { ...common, WORKER_CONCURRENCY: String(o.concurrency), ...o.workerEnv },
           { ...o, health: true },
         ),

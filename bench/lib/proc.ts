@@ -32,3 +32,12 @@ export function memory(pid: number): { rss: number; peak: number } {
     Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
   return { rss: kib('VmRSS') * 1024, peak: kib('VmHWM') * 1024 };
 }
+
+/**
+ * Times the process's main thread has gone to sleep and been woken (its voluntary context
+ * switches): an idle event loop wakes once per timer, socket read or signal.
+ */
+export function mainThreadWakeups(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
+  return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? NaN);
+}

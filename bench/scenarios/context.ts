@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import type { ScenarioOutput } from '../lib/result.js';
 import type { Size } from '../sizes.js';
 import { startBaseline, startOperator, type SystemUnderTest } from '../env/system.js';
@@ -54,6 +55,23 @@ export interface OperatorVariant {
   readonly workerEnv?: Record<string, string>;
   /** More environment for the watcher processes. */
   readonly watcherEnv?: Record<string, string>;
+  /** Another build's output folder, and its label (see BenchContext.compareBuilds). */
+  readonly build?: { readonly dir: string; readonly label: string };
+}
+
+/** A `--compare-build` value: `label=dir`, or `dir` alone, named after the commit it is in. */
+export function compareBuild(spec: string): { dir: string; label: string } {
+  const [label, dir] = spec.includes('=') ? (spec.split(/=(.*)/s) as [string, string]) : ['', spec];
+  if (label) return { dir, label };
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short=7', 'HEAD'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    return { dir, label: `commit ${commit.trim()}` };
+  } catch {
+    return { dir, label: dir };
+  }
 }
 
 const REDIS_LABELS: Record<RedisMode, string> = {
@@ -72,7 +90,7 @@ export function operatorSpec(
   const redis = variant.redis ?? 'standalone';
   return {
     kind: 'operator',
-    label: `operator ${workers}w${REDIS_LABELS[redis]}`,
+    label: `operator ${workers}w${REDIS_LABELS[redis]}${variant.build ? ` of ${variant.build.label}` : ''}`,
     workers,
     concurrency,
     start: (kubeconfigPath, options) =>
@@ -85,6 +103,7 @@ export function operatorSpec(
         redis,
         workerEnv: variant.workerEnv,
         watcherEnv: variant.watcherEnv,
+        build: variant.build?.dir,
       }),
   };
 }

@@ -4,6 +4,7 @@ import { churnScenario } from './churn.js';
 import { coalescingScenario } from './coalescing.js';
 import { coldStartScenario, latencyBoundScenario, smallColdStartScenario } from './cold-start.js';
 import { grantRecheckScenario } from './grant-recheck.js';
+import { idleScenario } from './idle.js';
 import { latencyScenario } from './latency.js';
 import { memoryScenario } from './memory.js';
 import { ownWritesScenario } from './own-writes.js';
@@ -31,6 +32,7 @@ export const SCENARIOS: readonly Scenario[] = [
   churnScenario,
   ownWritesScenario,
   latencyScenario,
+  idleScenario,
   memoryScenario,
   redisMemoryScenario,
   redisClusterScenario,

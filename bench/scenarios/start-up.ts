@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startRedisDeployment } from '#testing';
@@ -8,7 +7,7 @@ import type { Goal, Table } from '../lib/result.js';
 import { round, summarize } from '../lib/stats.js';
 import { waitForProgress, withWorld } from '../env/world.js';
 import { dist, spawnNode, trackedSystem, type OperatorProcess } from '../env/system.js';
-import type { BenchContext, Scenario } from './context.js';
+import { compareBuild, type BenchContext, type Scenario } from './context.js';
 
 /** How a system under test is started; the operator's first one is what ships. */
 interface Variant {
@@ -51,22 +50,11 @@ const VARIANTS: readonly Variant[] = [
   { label: 'baseline', kind: 'baseline', entry: () => dist('bench/baseline/main.js') },
 ];
 
-/**
- * The operator of another build, started as that build starts itself (its apps' main.js):
- * `label=dir`, or `dir` alone, named after the commit it is in.
- */
+/** The operator of another build, started as that build starts itself (its apps' main.js). */
 function buildVariant(spec: string): Variant {
-  const [label, dir] = spec.includes('=') ? (spec.split(/=(.*)/s) as [string, string]) : ['', spec];
-  let name = label;
-  if (!name) {
-    try {
-      name = `commit ${execFileSync('git', ['rev-parse', '--short=7', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim()}`;
-    } catch {
-      name = dir;
-    }
-  }
+  const { dir, label } = compareBuild(spec);
   return {
-    label: `operator of ${name}`,
+    label: `operator of ${label}`,
     kind: 'operator',
     entry: (app) => join(dir, 'apps', app, 'src', 'main.js'),
   };
