@@ -97,6 +97,17 @@ export interface Size {
     readonly settleSeconds: number;
     readonly windowSeconds: number;
   };
+  /**
+   * A cold start with each process in a memory cgroup: the watcher at each of `watcherLimitsMiB`
+   * ('chart': the chart's default), the workers at the chart's limit.
+   */
+  readonly memoryLimit: {
+    readonly objects: readonly number[];
+    readonly watcherLimitsMiB: readonly ('chart' | number)[];
+    readonly workers: number;
+    readonly latencyMs: number;
+    readonly capSeconds: number;
+  };
   /** The cold start profiled with --cpu-prof. */
   readonly profile: {
     readonly objects: number;
@@ -135,6 +146,13 @@ export const SIZES: Record<Size['name'], Size> = {
     queueFloor: { quick: false },
     startUp: { runs: 7, latencyMs: 10, workers: 2, capSeconds: 120 },
     idle: { objects: 1000, workers: 2, latencyMs: 5, settleSeconds: 35, windowSeconds: 60 },
+    memoryLimit: {
+      objects: [10000, 50000],
+      watcherLimitsMiB: ['chart', 512],
+      workers: 2,
+      latencyMs: 5,
+      capSeconds: 240,
+    },
     profile: { objects: 2000, workers: 4, latencyMs: 20 },
   },
   quick: {
@@ -165,6 +183,13 @@ export const SIZES: Record<Size['name'], Size> = {
     queueFloor: { quick: true },
     startUp: { runs: 5, latencyMs: 10, workers: 2, capSeconds: 120 },
     idle: { objects: 100, workers: 2, latencyMs: 5, settleSeconds: 2, windowSeconds: 10 },
+    memoryLimit: {
+      objects: [300],
+      watcherLimitsMiB: ['chart'],
+      workers: 1,
+      latencyMs: 0,
+      capSeconds: 60,
+    },
     profile: { objects: 300, workers: 2, latencyMs: 5 },
   },
 };

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MemoryCgroup } from '../lib/cgroup.js';
 import { scrape, sumOf } from '../lib/prom.js';
 import {
   eventually,
@@ -26,6 +27,8 @@ export interface OperatorProcess {
   readonly spawnedAt: number;
   /** Its inspector's port, when started with `inspect`. */
   readonly inspectPort?: number;
+  /** The memory cgroup it runs in, when started with a memory limit. */
+  readonly memoryCgroup?: MemoryCgroup;
 }
 
 /** A running system under test: the real operator or the single-process baseline. */
@@ -60,20 +63,27 @@ export async function spawnNode(
   name: string,
   entry: string | readonly string[],
   env: Record<string, string>,
-  opts: CommonOptions & { health?: boolean },
+  opts: CommonOptions & { health?: boolean; memoryCgroup?: MemoryCgroup },
 ): Promise<OperatorProcess> {
   const metricsPort = await freePort();
   const healthPort = await freePort();
   const inspectPort = opts.inspect ? await freePort() : undefined;
   const spawnedAt = Date.now();
+  const args = [
+    ...profileFlags(opts.profileDir, name),
+    ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
+    ...(typeof entry === 'string' ? [entry] : entry),
+  ];
+  const cgroup = opts.memoryCgroup;
   const proc = startProcess({
     name,
-    command: node,
-    args: [
-      ...profileFlags(opts.profileDir, name),
-      ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
-      ...(typeof entry === 'string' ? [entry] : entry),
-    ],
+    // Inside its cgroup before Node starts, as in a container: Node reads the limit at start.
+    ...(cgroup
+      ? {
+          command: 'sh',
+          args: ['-c', 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, node, ...args],
+        }
+      : { command: node, args }),
     env: {
       KUBECONFIG: opts.kubeconfigPath,
       METRICS_PORT: String(metricsPort),
@@ -94,6 +104,7 @@ export async function spawnNode(
     healthUrl: opts.health ? `http://127.0.0.1:${healthPort}` : undefined,
     spawnedAt,
     inspectPort,
+    memoryCgroup: cgroup,
   };
 }
 
@@ -156,6 +167,8 @@ export interface OperatorOptions extends CommonOptions {
   readonly redis?: RedisMode;
   /** The output folder of another build (`OUT_DIR=<dir> npm run build`) to run instead of this one's. */
   readonly build?: string;
+  /** Each process in a memory cgroup of its own with this limit, in bytes, as in a pod. */
+  readonly memoryLimits?: { readonly watcher: number; readonly worker: number };
 }
 
 /** The product: Redis, one leader-elected watcher and N worker processes, as real processes. */
@@ -171,6 +184,18 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
   const entry = (app: 'watcher' | 'worker') =>
     o.build ? join(o.build, 'apps', app, 'src', 'main.js') : dist(`apps/${app}/src/main.js`);
   const processes: OperatorProcess[] = [];
+  const cgroups: MemoryCgroup[] = [];
+  const memoryCgroup = (role: 'watcher' | 'worker', name: string) => {
+    if (!o.memoryLimits) return undefined;
+    const cgroup = MemoryCgroup.create(`bench-${process.pid}-${name}`, o.memoryLimits[role]);
+    cgroups.push(cgroup);
+    return cgroup;
+  };
+  const stop = async () => {
+    await stopAll(processes);
+    await redis.stop();
+    for (const cgroup of cgroups) cgroup.remove();
+  };
   const readyz = (p: OperatorProcess) =>
     eventually(`${p.name} ready`, () => ok(`${p.healthUrl}/readyz`), 60_000);
   const startWatcher = async (n: number) => {
@@ -179,7 +204,7 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
       `watcher-${n}`,
       entry('watcher'),
       { ...common, ...o.watcherEnv },
-      { ...o, health: true },
+      { ...o, health: true, memoryCgroup: memoryCgroup('watcher', `watcher-${n}`) },
     );
     processes.unshift(w);
     // A standby is ready too; the watcher is ready to measure once it leads and is synced.
@@ -198,7 +223,7 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
           `worker-${i}`,
           entry('worker'),
           { ...common, WORKER_CONCURRENCY: String(o.concurrency), ...o.workerEnv },
-          { ...o, health: true },
+          { ...o, health: true, memoryCgroup: memoryCgroup('worker', `worker-${i}`) },
         ),
       ),
     );
@@ -210,14 +235,10 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
       label: `operator ${o.workers}×${o.concurrency}`,
       processes,
       redis,
-      async stop() {
-        await stopAll(processes);
-        await redis.stop();
-      },
+      stop,
     });
   } catch (err) {
-    await stopAll(processes);
-    await redis.stop();
+    await stop();
     throw err;
   }
 }
@@ -226,26 +247,37 @@ export interface BaselineOptions extends CommonOptions {
   readonly concurrency: number;
   /** More environment for the process. */
   readonly env?: Record<string, string>;
+  /** The process in a memory cgroup of its own with this limit, in bytes, as in a pod. */
+  readonly memoryLimit?: number;
 }
 
 /** The single-process client-node operator with the same reconciler (bench/baseline). */
 export async function startBaseline(o: BaselineOptions): Promise<SystemUnderTest> {
+  const name = `baseline-c${o.concurrency}`;
+  const memoryCgroup =
+    o.memoryLimit === undefined
+      ? undefined
+      : MemoryCgroup.create(`bench-${process.pid}-${name}`, o.memoryLimit);
   const p = await spawnNode(
     'baseline',
-    `baseline-c${o.concurrency}`,
+    name,
     dist('bench/baseline/main.js'),
     { CONCURRENCY: String(o.concurrency), ...o.env },
-    o,
+    { ...o, memoryCgroup },
   );
+  const stop = async () => {
+    await stopAll([p]);
+    memoryCgroup?.remove();
+  };
   try {
     await p.proc.waitForLine(/informers synced/, 120_000);
   } catch (err) {
     await p.proc.stop('SIGKILL');
-    throw new Error(`${String(err)}\n${p.proc.lines.slice(-20).join('\n')}`, { cause: err });
+    const killed = memoryCgroup?.oomKills() ? ' (killed by the kernel at its memory limit)' : '';
+    memoryCgroup?.remove();
+    throw new Error(`${String(err)}${killed}\n${p.proc.lines.slice(-20).join('\n')}`, {
+      cause: err,
+    });
   }
-  return tracked({
-    label: `baseline c=${o.concurrency}`,
-    processes: [p],
-    stop: () => stopAll([p]),
-  });
+  return tracked({ label: `baseline c=${o.concurrency}`, processes: [p], stop });
 }

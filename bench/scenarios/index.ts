@@ -7,6 +7,7 @@ import { grantRecheckScenario } from './grant-recheck.js';
 import { idleScenario } from './idle.js';
 import { latencyScenario } from './latency.js';
 import { memoryScenario } from './memory.js';
+import { memoryLimitScenario } from './memory-limit.js';
 import { ownWritesScenario } from './own-writes.js';
 import { profileScenario } from './profile.js';
 import { queueFloorScenario } from './queue-floor.js';
@@ -34,6 +35,7 @@ export const SCENARIOS: readonly Scenario[] = [
   latencyScenario,
   idleScenario,
   memoryScenario,
+  memoryLimitScenario,
   redisMemoryScenario,
   redisClusterScenario,
   profileScenario,

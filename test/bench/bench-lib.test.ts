@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { RateLimitingQueue } from '#bench/baseline/workqueue';
 import { Tracker } from '#bench/env/tracker';
+import { memoryCgroupRoot } from '#bench/lib/cgroup';
+import { chartMemoryLimits } from '#bench/scenarios/memory-limit';
 import { fractionAtMost, histogramQuantile, parseMetrics, bucketsOf, sumOf } from '#bench/lib/prom';
 import { quantile, summarize } from '#bench/lib/stats';
 
@@ -112,5 +114,35 @@ describe('tracker', () => {
     t.onBackupJob('MODIFIED', bj('x', 2, 2, true));
     assert.deepEqual(t.takeChangeLatencies(), [400]);
     assert.equal(t.counts().pendingChanges, 0);
+  });
+});
+
+describe('memory limits', () => {
+  test("finds this process's memory cgroup on cgroup v1, else v2", () => {
+    const v1 = '9:name=systemd:/\n4:memory:/pods/p1\n0::/\n';
+    assert.deepEqual(memoryCgroupRoot(v1), { dir: '/sys/fs/cgroup/memory/pods/p1', version: 1 });
+    assert.deepEqual(memoryCgroupRoot('0::/user.slice/s.scope\n'), {
+      dir: '/sys/fs/cgroup/user.slice/s.scope',
+      version: 2,
+    });
+    assert.throws(() => memoryCgroupRoot('1:cpu:/\n'), /no memory cgroup/);
+  });
+
+  test("reads the chart's default memory limits of the watcher and the worker", () => {
+    const values = [
+      'watcher:',
+      '  resources:',
+      '    limits:',
+      '      memory: 256Mi',
+      'worker:',
+      '  resources:',
+      '    limits:',
+      '      memory: 1Gi',
+    ].join('\n');
+    assert.deepEqual(chartMemoryLimits(values), { watcher: 256 * 2 ** 20, worker: 2 ** 30 });
+    assert.throws(
+      () => chartMemoryLimits(values.replace('256Mi', 'lots')),
+      /watcher.resources.limits.memory/,
+    );
   });
 });
