@@ -98,12 +98,11 @@ export interface Size {
     readonly windowSeconds: number;
   };
   /**
-   * A cold start with each process in a memory cgroup: the watcher at each of `watcherLimitsMiB`
-   * ('chart': the chart's default), the workers at the chart's limit.
+   * A cold start of each of `objects` with each process in a memory cgroup: the workers at the
+   * chart's limit, the watcher at the chart's and at the one the docs give for N.
    */
   readonly memoryLimit: {
     readonly objects: readonly number[];
-    readonly watcherLimitsMiB: readonly ('chart' | number)[];
     readonly workers: number;
     readonly latencyMs: number;
     readonly capSeconds: number;
@@ -148,7 +147,6 @@ export const SIZES: Record<Size['name'], Size> = {
     idle: { objects: 1000, workers: 2, latencyMs: 5, settleSeconds: 35, windowSeconds: 60 },
     memoryLimit: {
       objects: [10000, 50000],
-      watcherLimitsMiB: ['chart', 512],
       workers: 2,
       latencyMs: 5,
       capSeconds: 240,
@@ -185,7 +183,6 @@ export const SIZES: Record<Size['name'], Size> = {
     idle: { objects: 100, workers: 2, latencyMs: 5, settleSeconds: 2, windowSeconds: 10 },
     memoryLimit: {
       objects: [300],
-      watcherLimitsMiB: ['chart'],
       workers: 1,
       latencyMs: 0,
       capSeconds: 60,
