@@ -116,7 +116,7 @@ async function coldStartWithin(
  * The watcher's memory limit docs/operations.md (Watcher memory) gives for N BackupJobs; the
  * scenario holds the operator to it.
  */
-export function sizedWatcherLimitMiB(objects: number): number | undefined {
+function sizedWatcherLimitMiB(objects: number): number | undefined {
   if (objects <= 10_000) return 256;
   if (objects <= 50_000) return 512;
   return undefined;
