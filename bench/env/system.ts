@@ -169,6 +169,8 @@ export interface OperatorOptions extends CommonOptions {
   readonly build?: string;
   /** Each process in a memory cgroup of its own with this limit, in bytes, as in a pod. */
   readonly memoryLimits?: { readonly watcher: number; readonly worker: number };
+  /** Node options each app starts with, before its entry point (the chart's `nodeArgs`). */
+  readonly nodeArgs?: { readonly watcher: readonly string[]; readonly worker: readonly string[] };
 }
 
 /** The product: Redis, one leader-elected watcher and N worker processes, as real processes. */
@@ -181,8 +183,10 @@ export async function startOperator(o: OperatorOptions): Promise<SystemUnderTest
     LEADER_ELECTION_NAMESPACE: 'default',
     POD_NAMESPACE: 'default',
   };
-  const entry = (app: 'watcher' | 'worker') =>
-    o.build ? join(o.build, 'apps', app, 'src', 'main.js') : dist(`apps/${app}/src/main.js`);
+  const entry = (app: 'watcher' | 'worker') => [
+    ...(o.nodeArgs?.[app] ?? []),
+    o.build ? join(o.build, 'apps', app, 'src', 'main.js') : dist(`apps/${app}/src/main.js`),
+  ];
   const processes: OperatorProcess[] = [];
   const cgroups: MemoryCgroup[] = [];
   const memoryCgroup = (role: 'watcher' | 'worker', name: string) => {

@@ -19,19 +19,21 @@ import type { Scenario } from './context.js';
 const MiB = 2 ** 20;
 const CHART_VALUES = dist('../helm/backupjob-operator/values.yaml');
 
-/** The chart's default memory limits of the watcher and worker containers, in bytes. */
-export function chartMemoryLimits(valuesYaml: string): { watcher: number; worker: number } {
+/** What the chart runs each app's container with: its memory limit in bytes and its node options. */
+export function chartContainers(
+  valuesYaml: string,
+): Record<'watcher' | 'worker', { memoryLimit: number; nodeArgs: string[] }> {
   const values = parse(valuesYaml) as Record<
     'watcher' | 'worker',
-    { resources?: { limits?: { memory?: string } } }
+    { nodeArgs?: string[]; resources?: { limits?: { memory?: string } } }
   >;
-  const limit = (app: 'watcher' | 'worker') => {
+  const container = (app: 'watcher' | 'worker') => {
     const quantity = values[app].resources?.limits?.memory;
     const bytes = quantity === undefined ? undefined : parseQuantity(quantity);
     if (bytes === undefined) throw new Error(`${app}.resources.limits.memory: not a quantity`);
-    return bytes;
+    return { memoryLimit: bytes, nodeArgs: values[app].nodeArgs ?? [] };
   };
-  return { watcher: limit('watcher'), worker: limit('worker') };
+  return { watcher: container('watcher'), worker: container('worker') };
 }
 
 interface LimitedProcess {
@@ -135,8 +137,8 @@ export const memoryLimitScenario: Scenario = {
   title: "Memory under the chart's limits: a cold start with each process in a memory cgroup",
   async run(ctx) {
     const { objects, workers, latencyMs, capSeconds } = ctx.size.memoryLimit;
-    const chart = chartMemoryLimits(readFileSync(CHART_VALUES, 'utf8'));
-    const chartWatcherMiB = chart.watcher / MiB;
+    const chart = chartContainers(readFileSync(CHART_VALUES, 'utf8'));
+    const chartWatcherMiB = chart.watcher.memoryLimit / MiB;
     const runs: LimitedRun[] = [];
     for (const n of objects) {
       const sized = sizedWatcherLimitMiB(n);
@@ -151,7 +153,8 @@ export const memoryLimitScenario: Scenario = {
                 workers,
                 concurrency: ctx.size.workerConcurrency,
                 shards: ctx.size.shards,
-                memoryLimits: { watcher: watcherMiB * MiB, worker: chart.worker },
+                memoryLimits: { watcher: watcherMiB * MiB, worker: chart.worker.memoryLimit },
+                nodeArgs: { watcher: chart.watcher.nodeArgs, worker: chart.worker.nodeArgs },
               });
               try {
                 const run = await coldStartWithin(sys, emu, n, capSeconds * 1000);
@@ -216,7 +219,8 @@ export const memoryLimitScenario: Scenario = {
         workers,
         latencyMs,
         capSeconds,
-        chartLimitsMiB: { watcher: chartWatcherMiB, worker: chart.worker / MiB },
+        chartLimitsMiB: { watcher: chartWatcherMiB, worker: chart.worker.memoryLimit / MiB },
+        chartNodeArgs: { watcher: chart.watcher.nodeArgs, worker: chart.worker.nodeArgs },
         sizedWatcherLimitsMiB: objects.map(sizedWatcherLimitMiB),
       },
       tables: [table(runs, latencyMs)],

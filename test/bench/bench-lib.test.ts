@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { RateLimitingQueue } from '#bench/baseline/workqueue';
 import { Tracker } from '#bench/env/tracker';
 import { memoryCgroupRoot } from '#bench/lib/cgroup';
-import { chartMemoryLimits } from '#bench/scenarios/memory-limit';
+import { chartContainers } from '#bench/scenarios/memory-limit';
 import { fractionAtMost, histogramQuantile, parseMetrics, bucketsOf, sumOf } from '#bench/lib/prom';
 import { quantile, summarize } from '#bench/lib/stats';
 
@@ -128,9 +128,10 @@ describe('memory limits', () => {
     assert.throws(() => memoryCgroupRoot('1:cpu:/\n'), /no memory cgroup/);
   });
 
-  test("reads the chart's default memory limits of the watcher and the worker", () => {
+  test("reads the chart's memory limit and node options of the watcher and the worker", () => {
     const values = [
       'watcher:',
+      "  nodeArgs: ['--max-semi-space-size=16']",
       '  resources:',
       '    limits:',
       '      memory: 256Mi',
@@ -139,9 +140,12 @@ describe('memory limits', () => {
       '    limits:',
       '      memory: 1Gi',
     ].join('\n');
-    assert.deepEqual(chartMemoryLimits(values), { watcher: 256 * 2 ** 20, worker: 2 ** 30 });
+    assert.deepEqual(chartContainers(values), {
+      watcher: { memoryLimit: 256 * 2 ** 20, nodeArgs: ['--max-semi-space-size=16'] },
+      worker: { memoryLimit: 2 ** 30, nodeArgs: [] },
+    });
     assert.throws(
-      () => chartMemoryLimits(values.replace('256Mi', 'lots')),
+      () => chartContainers(values.replace('256Mi', 'lots')),
       /watcher.resources.limits.memory/,
     );
   });

@@ -140,12 +140,41 @@ describe('defaults', () => {
   test('the watcher runs 2 leader-elected replicas with the Lease in the release namespace', () => {
     assert.equal(deployment(objects, 'watcher').spec.replicas, 2);
     const watcher = container(objects, 'watcher');
-    assert.deepEqual(watcher.command, ['node', 'dist/apps/watcher/src/main.js']);
+    assert.deepEqual(watcher.command, [
+      'node',
+      '--max-semi-space-size=16',
+      'dist/apps/watcher/src/main.js',
+    ]);
     assert.equal(env(watcher, 'LEADER_ELECTION_NAMESPACE')?.value, NAMESPACE);
     assert.equal(env(watcher, 'LEADER_ELECTION_ID')?.value, 'backup-operator-watcher');
     assert.deepEqual(env(watcher, 'POD_NAME')?.valueFrom, {
       fieldRef: { fieldPath: 'metadata.name' },
     } as never);
+  });
+
+  test("each app's node options go before its entry point, and a list of its own replaces the default", () => {
+    const objects2 = renderChart(
+      [],
+      [
+        'worker.nodeArgs[0]=--max-semi-space-size=32',
+        'worker.nodeArgs[1]=--max-old-space-size=300',
+      ],
+    );
+    assert.deepEqual(container(objects2, 'worker').command, [
+      'node',
+      '--max-semi-space-size=32',
+      '--max-old-space-size=300',
+      'dist/apps/worker/src/main.js',
+    ]);
+    assert.deepEqual(container(objects2, 'watcher').command, [
+      'node',
+      '--max-semi-space-size=16',
+      'dist/apps/watcher/src/main.js',
+    ]);
+    assert.throws(
+      () => renderChart([], ['watcher.nodeArgs[0]=max-semi-space-size=32']),
+      /nodeArgs/,
+    );
   });
 
   test('the worker gets its replicas, concurrency, shards and backup image', () => {
@@ -155,7 +184,11 @@ describe('defaults', () => {
     );
     assert.equal(deployment(objects2, 'worker').spec.replicas, 5);
     const worker = container(objects2, 'worker');
-    assert.deepEqual(worker.command, ['node', 'dist/apps/worker/src/main.js']);
+    assert.deepEqual(worker.command, [
+      'node',
+      '--max-semi-space-size=16',
+      'dist/apps/worker/src/main.js',
+    ]);
     assert.equal(env(worker, 'WORKER_CONCURRENCY')?.value, '3');
     assert.equal(env(worker, 'WORKER_SHARDS')?.value, '0-7');
     assert.equal(env(worker, 'BACKUP_IMAGE')?.value, 'ghcr.io/example/backupjob-backup:0.1.0');
