@@ -92,7 +92,9 @@ async function run(component: 'watcher' | 'worker'): Promise<string> {
       ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]),
       IMG,
       // The watcher gets the chart's command; the worker is the image's default.
-      ...(component === 'watcher' ? ['node', 'dist/apps/watcher/src/main.js'] : []),
+      ...(component === 'watcher'
+        ? ['node', '--max-semi-space-size=16', 'dist/apps/watcher/src/main.js']
+        : []),
     ),
     `podman run ${component}`,
   );
