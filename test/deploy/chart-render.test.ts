@@ -152,7 +152,7 @@ describe('defaults', () => {
     } as never);
   });
 
-  test("each app's node options go before its entry point, and a list of its own replaces the default", () => {
+  test("each app's node options go before its entry point, a list of its own replaces the default, and a value not starting with -- is refused", () => {
     const objects2 = renderChart(
       [],
       [
