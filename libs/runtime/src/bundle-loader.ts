@@ -61,26 +61,37 @@ function readCodeCache(file: string, source: Buffer): Buffer | undefined {
 
 /**
  * Loads an app's bundle with the code cache made at build time, when it fits: V8 then takes
- * the bytecode of every function the bundle ran while it loaded instead of compiling them, which
- * Node's compile cache cannot give (it keeps only what was compiled before anything ran). Without
- * a cache, or with one V8 refuses (another Node, other V8 flags), the bundle is compiled as usual.
+ * the bytecode of every function the cache holds instead of compiling them, which Node's compile
+ * cache cannot give (it keeps only what was compiled before anything ran). Without a cache, or
+ * with one V8 refuses (another Node, other V8 flags), the bundle is compiled as usual.
+ * `writeCodeCache` replaces the cache with one of every function this process has compiled so
+ * far: the build calls it in an app it has started and let run (tools/code-cache).
  */
 export function loadBundle(file: string): {
   readonly app: AppBundle;
   readonly codeCacheUsed: boolean;
+  writeCodeCache(): void;
 } {
   const source = readFileSync(file);
-  const { exports, cacheUsed } = evaluate(file, source, readCodeCache(file, source));
-  return { app: exports, codeCacheUsed: cacheUsed };
+  const { exports, script, cacheUsed } = evaluate(file, source, readCodeCache(file, source));
+  return {
+    app: exports,
+    codeCacheUsed: cacheUsed,
+    writeCodeCache: () => writeCache(file, source, script),
+  };
 }
 
 /**
  * Loads the bundle once, without starting its app, and writes its code cache: taken after the
- * bundle ran, it holds every function its loading compiled (`npm run build` calls this).
+ * bundle ran, it holds every function its loading compiled. The build's fallback when it cannot
+ * start the apps to train the cache on (tools/code-cache).
  */
 export function writeCodeCache(file: string): void {
   const source = readFileSync(file);
-  const { script } = evaluate(file, source, undefined);
+  writeCache(file, source, evaluate(file, source, undefined).script);
+}
+
+function writeCache(file: string, source: Buffer, script: Script): void {
   const header = Buffer.alloc(HEADER_BYTES);
   header.writeUInt32LE(crc32(source));
   // Whole or not at all: a process starting meanwhile reads the old cache or the new one.
