@@ -1,7 +1,6 @@
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import {
   externalRedis,
+  findOnPath,
   startRedisDeployment,
   type RedisDeployment,
   type RedisMode,
@@ -31,20 +30,6 @@ Either install Redis so that redis-server is on PATH (Debian/Ubuntu: sudo apt-ge
 macOS: brew install redis), or point it at a running Redis:
   REDIS_URL=redis://127.0.0.1:6379 ${command}
 (its queue keys then live in that Redis).`;
-}
-
-/** The full path of an executable on PATH, or undefined. */
-function findOnPath(name: string, path = process.env.PATH ?? ''): string | undefined {
-  for (const dir of path.split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
 }
 
 const TOPOLOGY: Record<RedisMode, string> = {

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 
 export interface CommandResult {
   code: number;
@@ -38,4 +40,18 @@ export function runCommand(
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** The full path of an executable on PATH, or undefined. */
+export function findOnPath(name: string, path = process.env.PATH ?? ''): string | undefined {
+  for (const dir of path.split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
 }

@@ -51,6 +51,8 @@ export interface OperatorSystemOptions {
   env?: Record<string, string>;
   /** RBAC documents to apply instead of config/rbac (a test removes one rule). */
   rbacDocuments?: KubeObject[];
+  /** The node arguments a component starts with, instead of its main.js. */
+  entryPoints?: Partial<Record<Component, readonly string[]>>;
 }
 
 export type KubectlResult = CommandResult;
@@ -176,7 +178,7 @@ export async function startOperatorSystem(
     const proc = startProcess({
       name: `${component}-${index}`,
       command: process.execPath,
-      args: [ENTRY_POINTS[component]],
+      args: [...(options.entryPoints?.[component] ?? [ENTRY_POINTS[component]])],
       env: {
         KUBECONFIG: kubeconfigs[component],
         ...deployment.env,
