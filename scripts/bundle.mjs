@@ -177,25 +177,25 @@ for (const app of apps) {
   console.log(`bundled ${relative('.', join(dir, BUNDLE))}`);
 }
 
-// Each bundle is cached in a process of its own, as it will run: loading it runs no app (each
-// exports start(), which only main.js calls), and V8 refuses a cache made under other V8 flags,
-// so NODE_OPTIONS stays out.
+// The code caches come from a training run of the apps (tools/code-cache/main.ts), in processes of
+// their own, as the apps run. It gets none of the caller's environment but PATH (where it finds
+// redis-server) and TMPDIR: V8 refuses a cache made under other V8 flags, so NODE_OPTIONS stays
+// out, and the apps read their configuration (REDIS_*, QUEUE_*, …) from the environment. A cache
+// older than the code that makes it is made anew.
 const loaderFile = resolve(outDir, 'libs', 'runtime', 'src', 'bundle-loader.js');
-const loader = pathToFileURL(loaderFile).href;
-const { codeCacheOf } = await import(loader);
-const { NODE_OPTIONS: _, ...env } = process.env;
-const madeAfterLoader = (cache) =>
-  existsSync(cache) && statSync(cache).mtimeMs >= statSync(loaderFile).mtimeMs;
-for (const app of apps) {
-  const bundle = resolve(outDir, 'apps', app, 'bundle', BUNDLE);
-  if (!rebuilt.includes(app) && madeAfterLoader(codeCacheOf(bundle))) continue;
-  execFileSync(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `import { writeCodeCache } from ${JSON.stringify(loader)}; writeCodeCache(${JSON.stringify(bundle)}); process.exit(0);`,
-    ],
-    { env, stdio: 'inherit' },
-  );
+const trainingDir = resolve(outDir, 'tools', 'code-cache');
+const makers = [loaderFile, join(trainingDir, 'main.js'), join(trainingDir, 'train-app.js')];
+const { codeCacheOf } = await import(pathToFileURL(loaderFile).href);
+const current = (cache) =>
+  existsSync(cache) && makers.every((file) => statSync(cache).mtimeMs >= statSync(file).mtimeMs);
+const stale = apps.filter(
+  (app) =>
+    rebuilt.includes(app) || !current(codeCacheOf(resolve(outDir, 'apps', app, 'bundle', BUNDLE))),
+);
+if (stale.length > 0) {
+  const { PATH, TMPDIR } = process.env;
+  execFileSync(process.execPath, [makers[1]], {
+    env: { PATH, ...(TMPDIR ? { TMPDIR } : {}) },
+    stdio: 'inherit',
+  });
 }

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -55,6 +63,27 @@ describe('the app bundles npm run build makes', () => {
         ).trim();
       assert.equal(load(), 'function true', app);
       assert.equal(load({ NODE_DISABLE_COMPILE_CACHE: '1' }), 'function false', app);
+    }
+  });
+
+  test('each code cache holds more than loading the bundle compiles: the build trained it on a start', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loaded-only-'));
+    try {
+      for (const app of APPS) {
+        // A cache taken after loading alone, for a copy of the bundle (with the Lua scripts that
+        // loading reads from beside it), is the yardstick.
+        const copy = join(dir, app);
+        cpSync(fileURLToPath(bundleOf(app)), copy, { recursive: true });
+        writeCodeCache(join(copy, BUNDLE));
+        const loaded = statSync(codeCacheOf(join(copy, BUNDLE))).size;
+        const trained = statSync(codeCacheOf(fileURLToPath(new URL(BUNDLE, bundleOf(app))))).size;
+        assert.ok(
+          trained > loaded * 1.1,
+          `${app}: ${trained} bytes against ${loaded} after loading`,
+        );
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -131,6 +160,30 @@ describe('the code cache of a bundle', () => {
       assert.deepEqual(await answerOf(file), { answer: 'other', codeCacheUsed: false });
       writeFileSync(codeCacheOf(file), 'not a cache');
       assert.deepEqual(await answerOf(file), { answer: 'other', codeCacheUsed: false });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  test('written by a running app, holds what the app ran after loading, and is used', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'code-cache-'));
+    try {
+      const file = join(dir, BUNDLE);
+      // A function only start() calls, large enough that its bytecode shows in the cache's size.
+      const cases = Array.from({ length: 400 }, (_, i) => `case ${i}: return 'v${i}' + n;`);
+      writeFileSync(
+        file,
+        `(function (exports, require, module, __filename, __dirname) {'use strict';` +
+          `function ranLater(n) { switch (n) { ${cases.join(' ')} } return 'trained'; }` +
+          `exports.start = async () => ranLater(-1);})`,
+      );
+      writeCodeCache(file);
+      const loadedOnly = readFileSync(codeCacheOf(file)).length;
+      const started = loadBundle(file);
+      assert.equal(await started.app.start(), 'trained');
+      started.writeCodeCache();
+      const trained = readFileSync(codeCacheOf(file)).length;
+      assert.ok(trained > loadedOnly + 2000, `${trained} bytes against ${loadedOnly} when loaded`);
+      assert.deepEqual(await answerOf(file), { answer: 'trained', codeCacheUsed: true });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
