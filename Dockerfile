@@ -7,8 +7,15 @@
 ARG NODE_VERSION=24.22.3
 
 # Compiles the TypeScript and bundles each app with the full (dev) dependency set, and writes each
-# bundle's code cache beside it, under the image's own Node. Not as root: nothing here needs it.
+# bundle's code cache beside it, under the image's own Node. The caches come from a training run:
+# the build starts both apps against the API emulator (over TLS, as against a cluster: openssl makes
+# its certificate) and a private redis-server, and lets them make one BackupJob Ready, so that each
+# cache holds what a start compiles. Both are installed for that alone; the runtime stage has
+# neither. Not as root after the install: nothing else here needs it.
 FROM node:${NODE_VERSION}-bookworm-slim AS build
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends openssl redis-server \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 RUN chown node:node /app
 USER node
@@ -16,6 +23,9 @@ COPY --chown=node:node package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY --chown=node:node tsconfig.json tsconfig.build.json ./
 COPY --chown=node:node scripts/copy-assets.mjs scripts/bundle.mjs scripts/bundle-format.mjs scripts/own-source-map.mjs scripts/
+COPY --chown=node:node config/crd config/crd
+COPY --chown=node:node config/rbac config/rbac
+COPY --chown=node:node tools/code-cache tools/code-cache
 COPY --chown=node:node apps apps
 COPY --chown=node:node libs libs
 RUN npm run build

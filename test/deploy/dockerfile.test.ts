@@ -89,6 +89,8 @@ describe('Dockerfile', () => {
       'libs/rbac/src/permissions.ts',
       'libs/queue/src/addKeys-5.lua',
       'apps/worker/src',
+      'tools/code-cache/main.ts',
+      'config/crd/bases/ops.example.com_backupjobs.yaml',
     ]) {
       assert.equal(sentToBuild(kept, patterns), true, kept);
     }
@@ -100,6 +102,8 @@ describe('Dockerfile', () => {
       'helm/backupjob-operator/values.yaml',
       'test/deploy/compose.test.ts',
       '.tools/helm/bin/helm',
+      'tools/dev/main.ts',
+      'config/samples/ops_v1alpha1_backupjob.yaml',
     ]) {
       assert.equal(sentToBuild(left, patterns), false, left);
     }

@@ -151,6 +151,47 @@ test('each bundle in the image loads with the code cache its build made, under a
   }
 });
 
+test('each code cache in the image holds more than loading its bundle compiles: the build trained it on a start', async () => {
+  // A cache taken after loading alone, made for a copy of the bundle, is the yardstick.
+  const sizes = [
+    `import { cpSync, statSync } from 'node:fs';`,
+    `import { codeCacheOf, writeCodeCache } from '/app/dist/libs/runtime/src/bundle-loader.js';`,
+    `for (const app of ['watcher', 'worker']) {`,
+    `  const bundle = \`/app/dist/apps/\${app}/bundle/app.cjs\`;`,
+    // With the Lua scripts that loading reads from beside the bundle.
+    `  cpSync(\`/app/dist/apps/\${app}/bundle\`, \`/tmp/\${app}\`, { recursive: true });`,
+    `  const copy = \`/tmp/\${app}/app.cjs\`;`,
+    '  writeCodeCache(copy);',
+    '  console.log(app, statSync(codeCacheOf(bundle)).size, statSync(codeCacheOf(copy)).size);',
+    '}',
+    'process.exit(0);',
+  ].join('\n');
+  const out = check(
+    await podman(
+      'run',
+      '--rm',
+      '--read-only',
+      '--tmpfs',
+      '/tmp',
+      IMG,
+      'node',
+      '--input-type=module',
+      '-e',
+      sizes,
+    ),
+    'podman run (cache sizes)',
+  );
+  const lines = out.trim().split('\n');
+  assert.equal(lines.length, 2, out);
+  for (const line of lines) {
+    const [app, trained, loaded] = line.split(' ');
+    assert.ok(
+      Number(trained) > Number(loaded) * 1.1,
+      `${app}: ${trained} bytes against ${loaded} after loading`,
+    );
+  }
+});
+
 test('the watcher and a worker from the image, hardened as in the chart, make a BackupJob Ready', async () => {
   const watcher = await run('watcher');
   const worker = await run('worker');
