@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import type { KubeObject } from '#apiserver-emulator';
+import { API_VERSION, KIND, type BackupJob } from '#api';
 import { writeCodeCache } from '#runtime/bundle-loader';
 import {
+  condition,
   findOnPath,
   OPERATOR_NAMESPACE,
   startOperatorSystem,
@@ -39,10 +40,8 @@ async function privateRedis(): Promise<RedisDeployment | undefined> {
 }
 
 function isReady(sys: OperatorSystem): boolean {
-  const job = sys.emulator.objects.get<
-    KubeObject & { status?: { conditions?: { type: string; status: string }[] } }
-  >('ops.example.com/v1alpha1', 'BackupJob', NAME, OPERATOR_NAMESPACE);
-  return job?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  const job = sys.emulator.objects.get(API_VERSION, KIND, NAME, OPERATOR_NAMESPACE);
+  return condition(job as unknown as BackupJob | undefined, 'Ready')?.status === 'True';
 }
 
 /** What a process said last, for a training run that failed. */
@@ -63,8 +62,8 @@ async function train(redis: RedisDeployment): Promise<void> {
   try {
     await untilWorking(sys, TIMEOUT_MS);
     sys.emulator.objects.create({
-      apiVersion: 'ops.example.com/v1alpha1',
-      kind: 'BackupJob',
+      apiVersion: API_VERSION,
+      kind: KIND,
       metadata: { name: NAME, namespace: OPERATOR_NAMESPACE },
       spec: { target: 'mysql', schedule: '10 2 * * *', retentionDays: 7 },
     });
