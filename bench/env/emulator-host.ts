@@ -20,6 +20,7 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-emulator-'));
 const kubeconfigPath = join(dir, 'kubeconfig');
 const emu = await start({
   port: 0,
+  tls: process.argv.includes('--tls'),
   kubeconfigPath,
   namespaces: [NAMESPACE],
   // A real API server's watch cache holds minutes of history; a 10k-object cold start makes more

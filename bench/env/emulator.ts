@@ -31,10 +31,11 @@ export class EmulatorHandle {
     });
   }
 
-  static async start(profileDir?: string): Promise<EmulatorHandle> {
+  /** `tls`: serve HTTPS with a self-signed certificate, as a cluster's API server does. */
+  static async start(profileDir?: string, tls = false): Promise<EmulatorHandle> {
     const entry = fileURLToPath(new URL('./emulator-host.js', import.meta.url));
     // The emulator holds up to 100k objects plus watch history; give it room beyond V8's default.
-    const child = fork(entry, [], {
+    const child = fork(entry, tls ? ['--tls'] : [], {
       execArgv: ['--max-old-space-size=8192', ...profileFlags(profileDir, 'emulator')],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

@@ -21,6 +21,8 @@ export interface WorldOptions {
   readonly profileDir?: string;
   /** Each BackupJob names a Secret of its own, opted in. */
   readonly secretRef?: boolean;
+  /** The emulator serves HTTPS, as a cluster's API server does (default: plain HTTP). */
+  readonly tls?: boolean;
 }
 
 /** A fresh emulator for one measurement, seeded and with its latency set; always stopped. */
@@ -28,7 +30,7 @@ export async function withWorld<T>(
   o: WorldOptions,
   body: (emu: EmulatorHandle) => Promise<T>,
 ): Promise<T> {
-  const emu = await EmulatorHandle.start(o.profileDir);
+  const emu = await EmulatorHandle.start(o.profileDir, o.tls);
   try {
     const count = o.objects ?? 0;
     // Seeding in slices keeps each IPC call short, so a 50k seed does not look like a hang.

@@ -112,7 +112,9 @@ async function whenReady(p: OperatorProcess, timeoutMs: number): Promise<Process
 /** One start: a fresh API server with one BackupJob, the system spawned at once or one by one. */
 async function startOnce(ctx: BenchContext, variant: Variant, run: number): Promise<StartUpRun> {
   const { latencyMs, workers, capSeconds } = ctx.size.startUp;
-  return withWorld({ latencyMs, objects: 1 }, async (emu) => {
+  // Over HTTPS, as a cluster is reached: a start includes its TLS handshakes, and the build
+  // trains the apps' code caches on that path (tools/code-cache).
+  return withWorld({ latencyMs, objects: 1, tls: true }, async (emu) => {
     // Redis, like the API server, is running before the operator is (re)started.
     const redis =
       variant.kind === 'operator' ? await startRedisDeployment('standalone') : undefined;
@@ -324,7 +326,7 @@ export const startUpScenario: Scenario = {
       tables: [processTable(runs), firstReadyTable(runs)],
       goals: goals(runs),
       notes: [
-        `Each run starts from a fresh API emulator holding one BackupJob (${latencyMs} ms mean latency) and, for the operator, a running Redis; the processes are spawned at once, except in the row "${ONE_AT_A_TIME}": there the watcher comes first and each worker is spawned once the process before it is ready, so each start has the 2 cores to itself, as when an autoscaler adds a worker or a watcher takes over (its first Ready comes after the watcher's whole start). A process is ready when /readyz answers 200 (the watcher also leads), polled every ${POLL_MS} ms; the baseline when it logs "informers synced". First Ready is the time the API server stored the BackupJob's Ready=True. CPU is user + system time from /proc at that moment.`,
+        `Each run starts from a fresh API emulator serving HTTPS, as a cluster's API server does (since 2026-12-08; plain HTTP before), holding one BackupJob (${latencyMs} ms mean latency) and, for the operator, a running Redis; the processes are spawned at once, except in the row "${ONE_AT_A_TIME}": there the watcher comes first and each worker is spawned once the process before it is ready, so each start has the 2 cores to itself, as when an autoscaler adds a worker or a watcher takes over (its first Ready comes after the watcher's whole start). A process is ready when /readyz answers 200 (the watcher also leads), polled every ${POLL_MS} ms; the baseline when it logs "informers synced". First Ready is the time the API server stored the BackupJob's Ready=True. CPU is user + system time from /proc at that moment.`,
         'The operator is what ships: each app started by `node dist/apps/<app>/src/main.js`, which loads its bundle with the code cache that `npm run build` made beside it. The other operator rows take one lever away each: the code cache (NODE_DISABLE_COMPILE_CACHE=1, which the launcher honours), or the bundle (the tsc output of apps/<app>/src/app.ts, as every process started before).',
       ],
       raw: { runs },

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { RateLimitingQueue } from '#bench/baseline/workqueue';
 import { Tracker } from '#bench/env/tracker';
+import { withWorld } from '#bench/env/world';
 import { memoryCgroupRoot } from '#bench/lib/cgroup';
 import { chartContainers } from '#bench/scenarios/memory-limit';
 import { fractionAtMost, histogramQuantile, parseMetrics, bucketsOf, sumOf } from '#bench/lib/prom';
 import { quantile, summarize } from '#bench/lib/stats';
+import { runCommand } from '#testing';
 
 describe('stats', () => {
   test('quantiles interpolate between closest ranks', () => {
@@ -148,5 +150,23 @@ describe('memory limits', () => {
       () => chartContainers(values.replace('256Mi', 'lots')),
       /watcher.resources.limits.memory/,
     );
+  });
+});
+
+describe("the bench's API emulator", () => {
+  test('serves HTTPS when a world asks for TLS, and its kubeconfig trusts it: kubectl lists the BackupJobs', async () => {
+    await withWorld({ latencyMs: 0, objects: 2, tls: true }, async (emu) => {
+      assert.match(emu.url, /^https:\/\//);
+      const listed = await runCommand('kubectl', [
+        '--kubeconfig',
+        emu.kubeconfigPath,
+        'get',
+        'backupjobs',
+        '--all-namespaces',
+        '--no-headers',
+      ]);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.equal(listed.stdout.trim().split('\n').length, 2, listed.stdout);
+    });
   });
 });
