@@ -124,6 +124,9 @@ export function backupJobCrdDocument(): KubeObject {
 export async function startOperatorSystem(
   options: OperatorSystemOptions = {},
 ): Promise<OperatorSystem> {
+  // Read before anything starts: a missing file then leaves no emulator or Redis behind.
+  const crd = (options.installCrd ?? true) ? backupJobCrdDocument() : undefined;
+  const rbacDocuments = options.rbacDocuments ?? operatorRbacDocuments();
   const dir = mkdtempSync(join(tmpdir(), 'operator-system-'));
   const emulator = await startEmulator({
     port: 0,
@@ -151,8 +154,8 @@ export async function startOperatorSystem(
   const kubeconfigPath = join(dir, 'admin.kubeconfig');
   writeFileSync(kubeconfigPath, emulator.kubeconfig);
 
-  if (options.installCrd ?? true) emulator.objects.create(backupJobCrdDocument());
-  for (const doc of options.rbacDocuments ?? operatorRbacDocuments()) emulator.objects.create(doc);
+  if (crd) emulator.objects.create(crd);
+  for (const doc of rbacDocuments) emulator.objects.create(doc);
 
   const kubeconfigs: Record<Component, string> = { watcher: '', worker: '' };
   for (const component of Object.keys(SERVICE_ACCOUNTS) as Component[]) {
